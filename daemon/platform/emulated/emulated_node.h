@@ -1,0 +1,74 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/result.h"
+#include "node_profile.h"
+
+namespace nk {
+
+class EmulatedSysfsTree;
+class PhysicsModel;
+class HostCpuLoad;
+
+// The emulated node: the sysfs tree plus a physics thread that reads the
+// controls, runs the model and writes what a kernel would (current frequency,
+// RAPL energy, coretemp). Utilisation of emulated core i comes from the real
+// load of host CPU (i mod host CPUs) plus any extra load reported for it.
+class EmulatedNode {
+ public:
+  struct Options {
+    std::filesystem::path state_dir;  // the tree goes to <state_dir>/sysfs
+    double update_interval_s = 0.02;  // how often sysfs outputs change
+  };
+
+  static Result<std::unique_ptr<EmulatedNode>> start(NodeProfile profile, Options options);
+  ~EmulatedNode();  // stops the thread
+
+  // The sysfs root to hand to SysfsCpuFreq and friends.
+  std::filesystem::path sysfsRoot() const;
+  const NodeProfile& profile() const { return profile_; }
+  // Host CPU that emulated core `core` maps onto.
+  uint32_t hostCpuOf(uint32_t core) const;
+
+  // Extra utilisation for a core (the energy manager reports the CPU time of
+  // app threads placed on it); added to the host CPU's load, capped at 1.
+  void setExtraUtilisation(uint32_t core, double utilisation);
+
+  // What the model computed at its last update, for tests and the
+  // validation against the simulator.
+  struct ModelSnapshot {
+    uint64_t update_seq = 0;
+    double elapsed_s = 0;
+    std::vector<double> package_energy_j;
+    std::vector<double> package_power_w;
+    std::vector<double> core_temperature_c;
+    std::vector<uint64_t> core_frequency_khz;
+    std::vector<double> core_utilisation;
+  };
+  ModelSnapshot modelSnapshot() const;
+
+ private:
+  EmulatedNode(NodeProfile profile, Options options);
+  void run();
+
+  NodeProfile profile_;
+  Options options_;
+  std::unique_ptr<EmulatedSysfsTree> tree_;
+  std::unique_ptr<PhysicsModel> model_;
+  std::unique_ptr<HostCpuLoad> host_load_;
+  mutable std::mutex mutex_;
+  std::vector<double> extra_utilisation_;
+  ModelSnapshot snapshot_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace nk
