@@ -1,0 +1,222 @@
+#include "daemon.h"
+
+#include <grp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "api/node_service_impl.h"
+#include "api/unix_socket_server.h"
+#include "node/access_policy.h"
+#include "node/node_controller.h"
+#include "nodekeeper/v1/apps.grpc.pb.h"
+#include "nodekeeper/v1/faults.grpc.pb.h"
+#include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "platform/emulated/emulated_node.h"
+#include "platform/emulated/node_profile.h"
+#include "platform/hwloc_topology.h"
+#include "platform/hwmon_thermal.h"
+#include "platform/libsensors_thermal.h"
+#include "platform/sysfs_cpu_freq.h"
+#include "platform/sysfs_rapl.h"
+
+namespace nk {
+
+namespace {
+
+Status makeDirectory(const std::filesystem::path& dir, const char* what) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return unavailable(std::string("cannot create ") + what + " " + dir.string() + ": " + ec.message());
+  return {};
+}
+
+Result<NodeProfile> resolveProfile(const std::string& name_or_path) {
+  if (name_or_path.empty() || name_or_path == "xeon-e5-2630") return NodeProfile::xeonE5_2630();
+  if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml"))
+    return NodeProfile::load(name_or_path);
+  std::vector<std::filesystem::path> dirs;
+  if (const char* env = std::getenv("NK_PROFILES_DIR")) dirs.emplace_back(env);
+  dirs.emplace_back(NK_PROFILES_DIR_INSTALLED);
+  dirs.emplace_back(NK_PROFILES_DIR_SOURCE);
+  std::string searched;
+  for (const auto& dir : dirs) {
+    auto candidate = dir / (name_or_path + ".toml");
+    std::error_code ec;
+    if (std::filesystem::exists(candidate, ec)) return NodeProfile::load(candidate);
+    searched += (searched.empty() ? "" : ", ") + dir.string();
+  }
+  return notFound("no profile named '" + name_or_path + "' (looked in " + searched +
+                  "; give a path to a .toml file, or use xeon-e5-2630)");
+}
+
+std::string hostName() {
+  char buffer[256] = {};
+  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
+  return buffer;
+}
+
+}  // namespace
+
+void Daemon::blockSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
+  auto daemon = std::make_unique<Daemon>(PrivateTag{});
+  daemon->options_ = options;
+  if (Status s = makeDirectory(options.state_dir, "state directory"); !s) return s.error();
+
+  NodeController::Parts parts;
+  std::filesystem::path sysfs_root = options.sysfs_root;
+  std::string profile_name;
+  if (options.emulate) {
+    auto profile = resolveProfile(options.profile);
+    if (!profile) return profile.error();
+    profile_name = profile->name;
+    auto topology = HwlocTopology::fromSynthetic(profile->hwlocSynthetic());
+    if (!topology) return topology.error();
+    EmulatedNode::Options emulation;
+    emulation.state_dir = options.state_dir;
+    auto node = EmulatedNode::start(*profile, emulation);
+    if (!node) return node.error();
+    daemon->emulated_ = std::move(*node);
+    sysfs_root = daemon->emulated_->sysfsRoot();
+    parts.topology = std::move(*topology);
+    parts.topology.cpu_model = profile->cpu_model;
+    for (auto& core : parts.topology.cores) core.host_cpus = {daemon->emulated_->hostCpuOf(core.id)};
+    Logger::info("emulating " + profile->name + " (" + std::to_string(profile->cores()) + " cores) under " +
+                     sysfs_root.string(),
+                 {{"PROFILE", profile->name}, {"SYSFS_ROOT", sysfs_root.string()}});
+  } else {
+    auto topology = HwlocTopology::fromHost();
+    if (!topology) return topology.error();
+    parts.topology = std::move(*topology);
+  }
+
+  parts.cpufreq = std::make_unique<SysfsCpuFreq>(sysfs_root);
+  parts.meter = std::make_unique<SysfsRapl>(sysfs_root);
+  if (sysfs_root == "/") {
+    auto sensors = LibsensorsThermal::create();
+    if (sensors) {
+      parts.thermal = std::move(*sensors);
+    } else {
+      Logger::warning("libsensors unavailable (" + sensors.error().message + "); reading hwmon directly");
+      parts.thermal = std::make_unique<HwmonThermal>(sysfs_root);
+    }
+  } else {
+    parts.thermal = std::make_unique<HwmonThermal>(sysfs_root);
+  }
+  parts.host_load = std::make_unique<HostCpuLoad>("/");
+  parts.saved_controls_file = options.state_dir / "saved-controls.json";
+  parts.telemetry_interval = std::chrono::milliseconds(options.telemetry_interval_ms);
+
+  auto node = NodeController::create(std::move(parts));
+  if (!node) return node.error();
+  daemon->node_ = std::move(*node);
+  if (daemon->node_->hasSavedControls()) {
+    auto restored = daemon->node_->restoreSavedControls();
+    if (restored)
+      Logger::warning("restored " + std::to_string(*restored) + " controls left saved by a run that did not stop cleanly",
+                      {{"RESTORED", std::to_string(*restored)}});
+    else
+      Logger::error("could not restore controls saved by a previous run: " + restored.error().message);
+  }
+
+  std::optional<gid_t> admin_gid;
+  if (group* g = getgrnam(options.admin_group.c_str())) admin_gid = g->gr_gid;
+  std::set<uid_t> extra_admins;
+  // Whoever runs an unprivileged emulated node owns it.
+  if (options.emulate && getuid() != 0) extra_admins.insert(getuid());
+  daemon->access_ = std::make_unique<AccessPolicy>(admin_gid, extra_admins);
+
+  NodeServiceImpl::Info info{hostName(), options.emulate, profile_name};
+  daemon->services_.push_back(std::make_unique<NodeServiceImpl>(*daemon->node_, *daemon->access_, info));
+  // Laid out for later work; they answer UNIMPLEMENTED, and reflection lists them.
+  daemon->services_.push_back(std::make_unique<nodekeeper::v1::AppsService::Service>());
+  daemon->services_.push_back(std::make_unique<nodekeeper::v1::TasksService::Service>());
+  daemon->services_.push_back(std::make_unique<nodekeeper::v1::FaultsService::Service>());
+
+  if (options.socket_path.has_parent_path()) {
+    if (Status s = makeDirectory(options.socket_path.parent_path(), "socket directory"); !s) return s.error();
+  }
+  std::vector<grpc::Service*> services;
+  for (auto& service : daemon->services_) services.push_back(service.get());
+  auto server = UnixSocketServer::start(options.socket_path, services);
+  if (!server) return server.error();
+  daemon->server_ = std::move(*server);
+
+  Logger::info("serving on " + options.socket_path.string(), {{"SOCKET", options.socket_path.string()}});
+  sd_notifyf(0, "READY=1\nSTATUS=serving on %s\nMAINPID=%d", options.socket_path.c_str(), static_cast<int>(getpid()));
+  return daemon;
+}
+
+Daemon::Daemon(PrivateTag) {}
+
+Daemon::~Daemon() { stop(); }
+
+int Daemon::run() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  uint64_t watchdog_usec = 0;
+  bool watchdog = sd_watchdog_enabled(0, &watchdog_usec) > 0 && watchdog_usec > 0;
+  timespec timeout{};
+  uint64_t wait_usec = watchdog ? watchdog_usec / 2 : 1000000;
+  timeout.tv_sec = static_cast<time_t>(wait_usec / 1000000);
+  timeout.tv_nsec = static_cast<long>((wait_usec % 1000000) * 1000);
+  const int64_t stall_ns = 10 * static_cast<int64_t>(options_.telemetry_interval_ms) * 1000000 + 2000000000LL;
+  while (true) {
+    int sig = sigtimedwait(&set, nullptr, &timeout);
+    if (sig == SIGTERM || sig == SIGINT) {
+      Logger::info(std::string("received ") + strsignal(sig) + ", stopping");
+      break;
+    }
+    if (sig == SIGHUP) {
+      Logger::info("SIGHUP: configuration reload is not needed by the node service; nothing to do");
+      continue;
+    }
+    if (watchdog) {
+      // Pet the watchdog only while the sampler makes progress: a wedged
+      // daemon should be restarted by systemd, not kept alive by this loop.
+      timespec now{};
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      int64_t now_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+      if (now_ns - node_->telemetry().lastPeriodicSampleNs() < stall_ns) sd_notify(0, "WATCHDOG=1");
+    }
+  }
+  stop();
+  return 0;
+}
+
+void Daemon::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  sd_notify(0, "STOPPING=1");
+  if (server_) server_->shutdown();
+  if (node_) {
+    auto restored = node_->restoreSavedControls();
+    if (!restored) Logger::error("restoring controls on stop failed: " + restored.error().message);
+    else if (*restored > 0) Logger::info("restored " + std::to_string(*restored) + " controls to their original values");
+  }
+  server_.reset();
+  services_.clear();
+  node_.reset();
+  emulated_.reset();
+}
+
+}  // namespace nk

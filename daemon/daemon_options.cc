@@ -1,0 +1,128 @@
+#include "daemon_options.h"
+
+#include <charconv>
+#include <string_view>
+
+namespace nk {
+
+std::string DaemonOptions::helpText() {
+  return R"(Usage: nodekeeperd [OPTIONS]
+
+The nodekeeper node daemon: owns CPU frequency, power caps and thermal
+sensing on this node and serves them over gRPC on a Unix socket.
+
+Options:
+  --config PATH          config file (default /etc/nodekeeper/nodekeeperd.toml;
+                         a missing default file is fine, a missing --config is not)
+  --socket PATH          Unix socket to serve (default /run/nodekeeper/nodekeeperd.sock)
+  --state-dir DIR        saved controls and, when emulating, the emulated sysfs
+                         tree (default /var/lib/nodekeeper)
+  --emulate [PROFILE]    run on an emulated node: PROFILE is a profile name
+                         (xeon-e5-2630, intel-pstate-laptop) or a .toml file;
+                         runs unprivileged
+  --sysfs-root DIR       read and write sysfs under DIR instead of / (testing)
+  --telemetry-interval-ms N
+                         sampling period of the telemetry sampler (default 100)
+  --admin-group NAME     group whose members are admins (default nodekeeper)
+  --log-level LEVEL      error, warning, info (default) or debug
+  -h, --help             this help
+  --version              print the version
+
+Flags override the config file, which overrides the defaults.
+)";
+}
+
+Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const> args) {
+  DaemonConfig flags;
+  std::optional<std::string> config_path;
+  bool show_help = false, show_version = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    std::optional<std::string_view> inline_value;
+    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string_view::npos) {
+      inline_value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    auto value = [&]() -> Result<std::string> {
+      if (inline_value) {
+        if (inline_value->empty()) return invalidArgument(std::string(arg) + " needs a value");
+        return std::string(*inline_value);
+      }
+      if (i + 1 >= args.size() || std::string_view(args[i + 1]).rfind("--", 0) == 0)
+        return invalidArgument(std::string(arg) + " needs a value");
+      return std::string(args[++i]);
+    };
+    auto set = [&](std::optional<std::string>& field) -> Status {
+      auto v = value();
+      if (!v) return v.error();
+      field = std::move(*v);
+      return {};
+    };
+    Status status;
+    if (arg == "-h" || arg == "--help") show_help = true;
+    else if (arg == "--version") show_version = true;
+    else if (arg == "--config") status = set(config_path);
+    else if (arg == "--socket") status = set(flags.socket);
+    else if (arg == "--state-dir") status = set(flags.state_dir);
+    else if (arg == "--sysfs-root") status = set(flags.sysfs_root);
+    else if (arg == "--admin-group") status = set(flags.admin_group);
+    else if (arg == "--log-level") {
+      status = set(flags.log_level);
+      if (status) {
+        auto level = Logger::parseLevel(*flags.log_level);
+        if (!level) status = level.error();
+      }
+    } else if (arg == "--telemetry-interval-ms") {
+      auto v = value();
+      if (!v) return v.error();
+      uint32_t ms = 0;
+      auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), ms);
+      if (ec != std::errc() || ptr != v->data() + v->size() || ms < 10 || ms > 60000)
+        return invalidArgument("--telemetry-interval-ms must be a number between 10 and 60000, not '" + *v + "'");
+      flags.telemetry_interval_ms = ms;
+    } else if (arg == "--emulate") {
+      flags.emulate = true;
+      // The profile is optional: take the next word unless it is a flag.
+      if (inline_value) flags.profile = std::string(*inline_value);
+      else if (i + 1 < args.size() && args[i + 1][0] != '-') flags.profile = std::string(args[++i]);
+    } else {
+      return invalidArgument("unknown option '" + std::string(args[i]) + "' (see nodekeeperd --help)");
+    }
+    if (!status) return status.error();
+  }
+
+  DaemonOptions options;
+  options.show_help = show_help;
+  options.show_version = show_version;
+  if (show_help || show_version) return options;
+
+  DaemonConfig merged;
+  if (config_path) options.config_path = *config_path;
+  std::error_code ec;
+  if (config_path || std::filesystem::exists(options.config_path, ec)) {
+    auto file = DaemonConfig::load(options.config_path);
+    if (!file) return file.error();
+    merged = *file;
+  }
+  merged.overlay(flags);
+
+  if (merged.socket) options.socket_path = *merged.socket;
+  if (merged.state_dir) options.state_dir = *merged.state_dir;
+  if (merged.emulate) options.emulate = *merged.emulate;
+  if (merged.profile) options.profile = *merged.profile;
+  if (merged.sysfs_root) options.sysfs_root = *merged.sysfs_root;
+  if (merged.admin_group) options.admin_group = *merged.admin_group;
+  if (merged.telemetry_interval_ms) options.telemetry_interval_ms = *merged.telemetry_interval_ms;
+  if (merged.log_level) {
+    auto level = Logger::parseLevel(*merged.log_level);
+    if (!level) return level.error();
+    options.log_level = *level;
+  }
+  if (options.emulate && options.sysfs_root != "/")
+    return invalidArgument("--emulate and --sysfs-root exclude each other (the emulated node has its own sysfs tree)");
+  if (!options.profile.empty() && !options.emulate)
+    return invalidArgument("a profile is only used with --emulate");
+  return options;
+}
+
+}  // namespace nk

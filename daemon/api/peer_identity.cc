@@ -1,0 +1,57 @@
+#include "peer_identity.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <grpcpp/server_context.h>
+#include <sstream>
+#include <string>
+
+#include "common/units.h"
+
+namespace nk {
+
+namespace {
+
+std::vector<gid_t> supplementaryGroups(pid_t pid) {
+  std::vector<gid_t> groups;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Groups:", 0) != 0) continue;
+    for (std::string_view word : splitWhitespace(std::string_view(line).substr(7))) {
+      gid_t gid = 0;
+      auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), gid);
+      if (ec == std::errc()) groups.push_back(gid);
+    }
+  }
+  return groups;
+}
+
+}  // namespace
+
+Result<PeerCredentials> PeerIdentity::fromContext(const grpc::ServerContext& context) {
+  return fromPeerString(context.peer());
+}
+
+Result<PeerCredentials> PeerIdentity::fromPeerString(std::string_view peer) {
+  if (peer.rfind("fd:", 0) != 0) return permissionDenied("caller identity unknown (not a local Unix connection)");
+  int fd = -1;
+  auto [ptr, ec] = std::from_chars(peer.data() + 3, peer.data() + peer.size(), fd);
+  if (ec != std::errc() || fd < 0) return permissionDenied("caller identity unknown (peer '" + std::string(peer) + "')");
+  ucred cred{};
+  socklen_t length = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0)
+    return permissionDenied(std::string("caller identity unknown: SO_PEERCRED: ") + std::strerror(errno));
+  PeerCredentials out;
+  out.pid = cred.pid;
+  out.uid = cred.uid;
+  out.gid = cred.gid;
+  out.groups = supplementaryGroups(cred.pid);
+  return out;
+}
+
+}  // namespace nk

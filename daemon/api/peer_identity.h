@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string_view>
+
+#include "common/result.h"
+#include "node/access_policy.h"
+
+namespace grpc {
+class ServerContext;
+}
+
+namespace nk {
+
+// Who is calling, from the kernel: the daemon hands each accepted Unix
+// connection to gRPC by fd, so the peer string is "fd:N" and SO_PEERCRED on
+// N gives pid, uid and gid. Never from anything the client sends.
+class PeerIdentity {
+ public:
+  static Result<PeerCredentials> fromContext(const grpc::ServerContext& context);
+  static Result<PeerCredentials> fromPeerString(std::string_view peer);
+};
+
+}  // namespace nk

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "daemon_options.h"
+
+namespace grpc {
+class Service;
+}
+
+namespace nk {
+
+class EmulatedNode;
+class NodeController;
+class AccessPolicy;
+class NodeServiceImpl;
+class UnixSocketServer;
+
+// The running daemon: the emulated node (if any), the node controller, the
+// gRPC server, and the signal/watchdog loop.
+class Daemon {
+ public:
+  // Signals must be blocked before any thread starts so that only the main
+  // loop receives them; main() calls this first.
+  static void blockSignals();
+
+  static Result<std::unique_ptr<Daemon>> start(const DaemonOptions& options);
+  ~Daemon();
+
+  // Serves until SIGTERM or SIGINT; returns the exit code.
+  int run();
+
+ private:
+  struct PrivateTag {};
+
+ public:
+  explicit Daemon(PrivateTag);
+
+ private:
+  void stop();
+
+  DaemonOptions options_;
+  std::unique_ptr<EmulatedNode> emulated_;
+  std::unique_ptr<NodeController> node_;
+  std::unique_ptr<AccessPolicy> access_;
+  std::vector<std::unique_ptr<grpc::Service>> services_;
+  std::unique_ptr<UnixSocketServer> server_;
+  bool stopped_ = false;
+};
+
+}  // namespace nk

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace nk {
+
+// Settings from /etc/nodekeeper/nodekeeperd.toml (or --config). Every field
+// is optional: what is absent keeps its default or the command line's value.
+struct DaemonConfig {
+  std::optional<std::string> socket;
+  std::optional<std::string> state_dir;
+  std::optional<bool> emulate;
+  std::optional<std::string> profile;
+  std::optional<std::string> sysfs_root;
+  std::optional<std::string> log_level;
+  std::optional<uint32_t> telemetry_interval_ms;
+  std::optional<std::string> admin_group;
+
+  // Unknown keys and wrong types are errors that name the line.
+  static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);
+  static Result<DaemonConfig> load(const std::filesystem::path& path);
+
+  // Fields set in `over` replace ours.
+  void overlay(const DaemonConfig& over);
+};
+
+}  // namespace nk

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include "common/result.h"
+#include "daemon_config.h"
+#include "logger.h"
+
+namespace nk {
+
+// Everything the daemon needs to start: defaults, overridden by the config
+// file, overridden by the command line.
+struct DaemonOptions {
+  std::filesystem::path config_path = "/etc/nodekeeper/nodekeeperd.toml";
+  std::filesystem::path socket_path = "/run/nodekeeper/nodekeeperd.sock";
+  std::filesystem::path state_dir = "/var/lib/nodekeeper";
+  bool emulate = false;
+  std::string profile;  // name or path; empty: the default profile
+  std::filesystem::path sysfs_root = "/";
+  LogLevel log_level = LogLevel::kInfo;
+  uint32_t telemetry_interval_ms = 100;
+  std::string admin_group = "nodekeeper";
+  bool show_help = false;
+  bool show_version = false;
+
+  static Result<DaemonOptions> fromCommandLine(std::span<const char* const> args);
+  static std::string helpText();
+};
+
+}  // namespace nk

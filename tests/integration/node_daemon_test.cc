@@ -1,0 +1,358 @@
+// Integration tests: a real nodekeeperd on an emulated node, driven through
+// the real CLI and a gRPC client over its Unix socket.
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "nodekeeper/v1/node.grpc.pb.h"
+#include "protos/health.grpc.pb.h"
+#include "protos/reflection.grpc.pb.h"
+#include "test_process.h"
+
+namespace nk::test {
+namespace {
+
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+
+constexpr uid_t kNobody = 65534;
+
+class NodeDaemonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = makeSharedTempDir("it");
+    ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
+    channel_ = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
+    node_ = v1::NodeService::NewStub(channel_);
+  }
+  void TearDown() override {
+    daemon_.stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  ProcessResult cli(std::vector<std::string> args, std::optional<uid_t> as = std::nullopt) {
+    args.insert(args.begin(), {cliPath(), "--socket", daemon_.socket().string()});
+    return runProgram(args, as);
+  }
+  std::filesystem::path policyFile(int policy, const std::string& file) {
+    return daemon_.sysfs() / "devices/system/cpu/cpufreq" / ("policy" + std::to_string(policy)) / file;
+  }
+  v1::TelemetrySnapshot telemetry(bool fresh = true) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::GetTelemetryRequest request;
+    request.set_fresh(fresh);
+    v1::TelemetrySnapshot snapshot;
+    EXPECT_TRUE(node_->GetTelemetry(&context, request, &snapshot).ok());
+    return snapshot;
+  }
+  // Polls until `predicate` holds or `timeout` passes.
+  template <typename Predicate>
+  bool eventually(Predicate predicate, std::chrono::milliseconds timeout = 5000ms) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (predicate()) return true;
+      std::this_thread::sleep_for(20ms);
+    }
+    return predicate();
+  }
+  // Every cpufreq control file of every policy, to prove nothing changed.
+  std::string controlFiles() {
+    std::string all;
+    for (int p = 0; p < 12; ++p)
+      for (const char* f : {"scaling_min_freq", "scaling_max_freq", "scaling_governor", "scaling_setspeed"})
+        all += readTrimmed(policyFile(p, f)) + ";";
+    return all;
+  }
+
+  std::filesystem::path dir_;
+  DaemonProcess daemon_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::NodeService::Stub> node_;
+};
+
+TEST_F(NodeDaemonTest, TopologyMatchesProfile) {
+  grpc::ClientContext context;
+  v1::Topology topology;
+  ASSERT_TRUE(node_->GetTopology(&context, v1::GetTopologyRequest(), &topology).ok());
+  EXPECT_TRUE(topology.emulated());
+  EXPECT_EQ(topology.profile(), "xeon-e5-2630");
+  EXPECT_EQ(topology.packages(), 2u);
+  ASSERT_EQ(topology.cores_size(), 12);
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_EQ(topology.cores(i).id(), static_cast<uint32_t>(i));
+    EXPECT_EQ(topology.cores(i).package(), static_cast<uint32_t>(i / 6));
+    EXPECT_EQ(topology.cores(i).core_id(), static_cast<uint32_t>(i % 6));
+  }
+  EXPECT_NE(topology.cpu_model().find("E5-2630"), std::string::npos);
+
+  auto status = cli({"status", "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  auto json = nlohmann::json::parse(status.out);
+  ASSERT_EQ(json["cores"].size(), 12u);
+  for (const auto& core : json["cores"]) {
+    EXPECT_TRUE(core.contains("id"));
+    EXPECT_TRUE(core.contains("package"));
+    EXPECT_TRUE(core.contains("governor"));
+    EXPECT_TRUE(core.contains("temperature_c"));
+    EXPECT_GE(core["frequency_khz"].get<uint64_t>(), 1200000u);
+    EXPECT_LE(core["frequency_khz"].get<uint64_t>(), 2600000u);
+  }
+  EXPECT_EQ(json["cores"][7]["package"], 1);
+}
+
+TEST_F(NodeDaemonTest, AdminFrequencyWriteLandsInSysfsAndTelemetry) {
+  auto set_max = cli({"freq", "set", "--cpu", "0-3", "--max", "1.8GHz"});
+  ASSERT_EQ(set_max.exit_code, 0) << set_max.err;
+  for (int p = 0; p < 4; ++p) EXPECT_EQ(readTrimmed(policyFile(p, "scaling_max_freq")), "1800000");
+  EXPECT_EQ(readTrimmed(policyFile(4, "scaling_max_freq")), "2600000");
+  EXPECT_TRUE(eventually([&] {
+    auto t = telemetry();
+    return t.cores(2).max_khz() == 1800000 && t.cores(2).cur_khz() <= 1800000;
+  }));
+
+  auto set_speed = cli({"freq", "set", "--cpu", "5", "--speed", "1500MHz"});
+  ASSERT_EQ(set_speed.exit_code, 0) << set_speed.err;
+  EXPECT_EQ(readTrimmed(policyFile(5, "scaling_governor")), "userspace");
+  EXPECT_EQ(readTrimmed(policyFile(5, "scaling_setspeed")), "1500000");
+  EXPECT_TRUE(eventually([&] { return readTrimmed(policyFile(5, "scaling_cur_freq")) == "1500000"; }));
+  EXPECT_TRUE(eventually([&] {
+    auto t = telemetry();
+    return t.cores(5).cur_khz() == 1500000 && t.cores(5).governor() == "userspace";
+  }));
+
+  auto get = cli({"freq", "get", "--json"});
+  ASSERT_EQ(get.exit_code, 0) << get.err;
+  EXPECT_NE(get.out.find("1500000"), std::string::npos);
+}
+
+TEST_F(NodeDaemonTest, NonAdminWriteIsRefusedAndChangesNothing) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the CLI as another user";
+  std::string before = controlFiles();
+  auto refused = cli({"freq", "set", "--cpu", "0-3", "--max", "1.8GHz"}, kNobody);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("permission denied"), std::string::npos) << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  auto governor = cli({"governor", "set", "performance"}, kNobody);
+  EXPECT_EQ(governor.exit_code, 1);
+  auto cap = cli({"power", "cap", "set", "40W"}, kNobody);
+  EXPECT_EQ(cap.exit_code, 1);
+  EXPECT_EQ(controlFiles(), before);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "saved-controls.json"));
+  // Reading is for anyone.
+  auto status = cli({"status", "--json"}, kNobody);
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+}
+
+TEST_F(NodeDaemonTest, BadInputsGetOneLineErrorsAndChangeNothing) {
+  std::string before = controlFiles();
+  std::vector<std::vector<std::string>> bad = {
+      {"freq", "set", "--max", "3GHz"},                  // above cpuinfo_max_freq
+      {"freq", "set", "--min", "1GHz"},                  // below cpuinfo_min_freq
+      {"freq", "set", "--max", "1.85GHz"},               // not in the table
+      {"freq", "set", "--cpu", "99", "--max", "1.8GHz"},  // no such CPU
+      {"freq", "set", "--cpu", "0-3", "--min", "2.2GHz", "--max", "2GHz"},
+      {"freq", "set", "--max", "1.8furlongs"},
+      {"freq", "set", "--cpu", "3-1", "--max", "1.8GHz"},
+      {"governor", "set", "turbo"},
+      {"power", "cap", "set", "0W"},
+      {"power", "cap", "set", "40W", "--package", "5"},
+      {"frobnicate"},
+      {"status", "--bogus-flag"},
+  };
+  for (const auto& args : bad) {
+    auto result = cli(args);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_EQ(result.exit_code, 1) << joined << result.out << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << joined << ": " << result.err;
+    EXPECT_EQ(result.err.rfind("nodekeeper: ", 0), 0u) << joined << ": " << result.err;
+  }
+  EXPECT_EQ(controlFiles(), before);
+
+  // The same checks hold for a gRPC client that skips the CLI's own checks.
+  grpc::ClientContext context;
+  v1::SetFrequencyLimitsRequest request;
+  request.set_max_khz(1850000);
+  v1::FrequencyPolicies response;
+  auto status = node_->SetFrequencyLimits(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("not an available frequency"), std::string::npos);
+  EXPECT_EQ(controlFiles(), before);
+}
+
+TEST_F(NodeDaemonTest, TemperaturesRiseUnderLoadAndFallAtIdle) {
+  // Pin every policy to the top frequency so that load, not the governor's
+  // choice, decides the power.
+  ASSERT_EQ(cli({"freq", "set", "--speed", "2.6GHz"}).exit_code, 0);
+  auto meanTemperature = [&] {
+    auto t = telemetry();
+    double sum = 0;
+    for (const auto& core : t.cores()) sum += core.temperature_c();
+    return sum / t.cores_size();
+  };
+  std::this_thread::sleep_for(3s);
+  double idle = meanTemperature();
+  double idle_power = telemetry().node_power_w();
+  ASSERT_FALSE(std::isnan(idle));
+
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> burners;
+  unsigned host_cpus = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < host_cpus; ++i)
+    burners.emplace_back([&] {
+      volatile double x = 1;
+      while (!stop) x = x * 1.0000001 + 1e-9;
+    });
+  double peak = idle;
+  double loaded_power = 0;
+  for (int i = 0; i < 80 && peak < idle + 5; ++i) {
+    std::this_thread::sleep_for(100ms);
+    peak = std::max(peak, meanTemperature());
+  }
+  loaded_power = telemetry().node_power_w();
+  stop = true;
+  for (auto& t : burners) t.join();
+  EXPECT_GT(peak, idle + 2.0) << "idle " << idle << " C, under load " << peak << " C";
+  EXPECT_GT(loaded_power, idle_power) << "power idle " << idle_power << " W, loaded " << loaded_power << " W";
+
+  double cooled = peak;
+  for (int i = 0; i < 80 && cooled > peak - 2; ++i) {
+    std::this_thread::sleep_for(100ms);
+    cooled = std::min(cooled, meanTemperature());
+  }
+  EXPECT_LT(cooled, peak - 1.0) << "peak " << peak << " C, after idling " << cooled << " C";
+}
+
+TEST_F(NodeDaemonTest, ControlsRestoredAfterKillAndRestart) {
+  ASSERT_EQ(cli({"freq", "set", "--cpu", "0-3", "--max", "1.8GHz"}).exit_code, 0);
+  ASSERT_EQ(cli({"governor", "set", "performance", "--cpu", "6"}).exit_code, 0);
+  ASSERT_EQ(cli({"power", "cap", "set", "40W", "--package", "1"}).exit_code, 0);
+  auto rapl1 = daemon_.sysfs() / "class/powercap/intel-rapl:1";
+  EXPECT_EQ(readTrimmed(rapl1 / "constraint_0_power_limit_uw"), "40000000");
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "saved-controls.json"));
+
+  daemon_.kill9();
+  // The crash leaves the hardware as it was: nobody restored it.
+  EXPECT_EQ(readTrimmed(policyFile(0, "scaling_max_freq")), "1800000");
+  EXPECT_EQ(readTrimmed(policyFile(6, "scaling_governor")), "performance");
+
+  ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
+  for (int p = 0; p < 4; ++p) EXPECT_EQ(readTrimmed(policyFile(p, "scaling_max_freq")), "2600000");
+  EXPECT_EQ(readTrimmed(policyFile(6, "scaling_governor")), "ondemand");
+  EXPECT_EQ(readTrimmed(rapl1 / "constraint_0_power_limit_uw"), "95000000");
+  EXPECT_EQ(readTrimmed(rapl1 / "enabled"), "0");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "saved-controls.json"));
+  EXPECT_NE(daemon_.lastError().find("restored"), std::string::npos) << daemon_.lastError();
+}
+
+TEST_F(NodeDaemonTest, CleanStopRestoresControls) {
+  ASSERT_EQ(cli({"freq", "set", "--speed", "2GHz", "--cpu", "1"}).exit_code, 0);
+  EXPECT_EQ(readTrimmed(policyFile(1, "scaling_governor")), "userspace");
+  EXPECT_EQ(daemon_.stop(), 0);
+  EXPECT_EQ(readTrimmed(policyFile(1, "scaling_governor")), "ondemand");
+  EXPECT_FALSE(std::filesystem::exists(daemon_.socket()));
+}
+
+TEST_F(NodeDaemonTest, ServesHealthAndReflection) {
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  grpc::ClientContext context;
+  grpc::health::v1::HealthCheckResponse response;
+  ASSERT_TRUE(health->Check(&context, grpc::health::v1::HealthCheckRequest(), &response).ok());
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+
+  auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(channel_);
+  grpc::ClientContext stream_context;
+  auto stream = reflection->ServerReflectionInfo(&stream_context);
+  grpc::reflection::v1alpha::ServerReflectionRequest request;
+  request.set_list_services("");
+  ASSERT_TRUE(stream->Write(request));
+  stream->WritesDone();
+  grpc::reflection::v1alpha::ServerReflectionResponse listing;
+  ASSERT_TRUE(stream->Read(&listing));
+  std::set<std::string> names;
+  for (const auto& service : listing.list_services_response().service()) names.insert(service.name());
+  EXPECT_TRUE(names.count("nodekeeper.v1.NodeService"));
+  EXPECT_TRUE(names.count("nodekeeper.v1.AppsService"));
+  EXPECT_TRUE(names.count("grpc.health.v1.Health"));
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(NodeDaemonTest, StreamsTelemetry) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 10s);
+  v1::StreamTelemetryRequest request;
+  request.set_interval_ms(100);
+  auto reader = node_->StreamTelemetry(&context, request);
+  v1::TelemetrySnapshot snapshot;
+  int64_t last = 0;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(reader->Read(&snapshot));
+    EXPECT_EQ(snapshot.cores_size(), 12);
+    EXPECT_GT(snapshot.monotonic_ns(), last);
+    last = snapshot.monotonic_ns();
+  }
+  context.TryCancel();
+
+  auto watch = cli({"watch", "--count", "3", "--json", "--interval", "0.1"});
+  ASSERT_EQ(watch.exit_code, 0) << watch.err;
+  EXPECT_EQ(std::count(watch.out.begin(), watch.out.end(), '\n'), 3) << watch.out;
+}
+
+TEST_F(NodeDaemonTest, StreamRejectsTooShortInterval) {
+  grpc::ClientContext context;
+  v1::StreamTelemetryRequest request;
+  request.set_interval_ms(1);
+  auto reader = node_->StreamTelemetry(&context, request);
+  v1::TelemetrySnapshot snapshot;
+  EXPECT_FALSE(reader->Read(&snapshot));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST(NodeDaemonStartup, BadFlagsConfigAndProfileAreClearErrors) {
+  auto dir = makeSharedTempDir("bad");
+  auto unknown = runProgram({daemonPath(), "--emulate", "--state-dir", dir.string(), "--frobnicate"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("--frobnicate"), std::string::npos) << unknown.err;
+
+  std::ofstream(dir / "broken.toml") << "socket = \"/tmp/a\"\nstate_dir = \n";
+  auto config = runProgram({daemonPath(), "--config", (dir / "broken.toml").string()});
+  EXPECT_EQ(config.exit_code, 1);
+  EXPECT_NE(config.err.find("broken.toml:2"), std::string::npos) << config.err;
+
+  std::ofstream(dir / "profile.toml") << "name = \"x\"\n[topology]\npackages = -2\n";
+  auto profile = runProgram({daemonPath(), "--emulate", (dir / "profile.toml").string(), "--state-dir",
+                             dir.string(), "--socket", (dir / "s.sock").string(), "--config", "/dev/null"});
+  EXPECT_EQ(profile.exit_code, 1);
+  EXPECT_NE(profile.err.find("profile.toml"), std::string::npos) << profile.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.sock"));
+
+  auto no_profile = runProgram({daemonPath(), "--emulate", "no-such-machine", "--state-dir", dir.string(),
+                                "--config", "/dev/null"});
+  EXPECT_EQ(no_profile.exit_code, 1);
+  EXPECT_NE(no_profile.err.find("no-such-machine"), std::string::npos) << no_profile.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(NodeDaemonStartup, SecondDaemonOnSameSocketIsRefused) {
+  auto dir = makeSharedTempDir("two");
+  DaemonProcess first;
+  ASSERT_TRUE(first.start(dir)) << first.lastError();
+  auto second = runProgram({daemonPath(), "--emulate", "--state-dir", (dir / "other").string(), "--socket",
+                            first.socket().string(), "--config", "/dev/null"});
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_NE(second.err.find("already serving"), std::string::npos) << second.err;
+  EXPECT_TRUE(std::filesystem::exists(first.socket()));
+  first.stop();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace nk::test

@@ -1,0 +1,88 @@
+#include "daemon_config.h"
+
+#include <gtest/gtest.h>
+
+#include "daemon_options.h"
+
+namespace nk {
+namespace {
+
+TEST(DaemonConfig, ParsesKnownKeys) {
+  auto config = DaemonConfig::parse(R"(
+socket = "/tmp/x.sock"
+state_dir = "/tmp/state"
+emulate = true
+profile = "intel-pstate-laptop"
+log_level = "debug"
+telemetry_interval_ms = 250
+admin_group = "hpcadmin"
+)", "test.toml");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(*config->socket, "/tmp/x.sock");
+  EXPECT_EQ(*config->emulate, true);
+  EXPECT_EQ(*config->telemetry_interval_ms, 250u);
+  EXPECT_EQ(*config->admin_group, "hpcadmin");
+  EXPECT_FALSE(config->sysfs_root.has_value());
+}
+
+TEST(DaemonConfig, ErrorsNameTheLine) {
+  auto unknown = DaemonConfig::parse("socket = \"/a\"\nsokcet = \"/b\"\n", "x.toml");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("x.toml:2"), std::string::npos) << unknown.error().message;
+  EXPECT_NE(unknown.error().message.find("sokcet"), std::string::npos);
+
+  auto syntax = DaemonConfig::parse("socket = \n", "y.toml");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_NE(syntax.error().message.find("y.toml:1"), std::string::npos) << syntax.error().message;
+
+  auto type = DaemonConfig::parse("emulate = \"yes\"\n", "z.toml");
+  ASSERT_FALSE(type.ok());
+  EXPECT_NE(type.error().message.find("emulate"), std::string::npos);
+
+  EXPECT_FALSE(DaemonConfig::parse("telemetry_interval_ms = 1\n", "t").ok());
+  EXPECT_FALSE(DaemonConfig::parse("log_level = \"loud\"\n", "t").ok());
+}
+
+TEST(DaemonOptions, FlagsOverrideDefaults) {
+  const char* argv[] = {"nodekeeperd", "--emulate", "--state-dir", "/tmp/s", "--socket=/tmp/a.sock",
+                        "--config", "/nonexistent/for/sure.toml"};
+  auto missing = DaemonOptions::fromCommandLine(argv);
+  ASSERT_FALSE(missing.ok());  // an explicit --config must exist
+  EXPECT_NE(missing.error().message.find("/nonexistent/for/sure.toml"), std::string::npos);
+
+  const char* argv2[] = {"nodekeeperd", "--emulate", "intel-pstate-laptop", "--state-dir", "/tmp/s",
+                         "--socket=/tmp/a.sock", "--log-level", "debug"};
+  auto options = DaemonOptions::fromCommandLine(argv2);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_TRUE(options->emulate);
+  EXPECT_EQ(options->profile, "intel-pstate-laptop");
+  EXPECT_EQ(options->state_dir, "/tmp/s");
+  EXPECT_EQ(options->socket_path, "/tmp/a.sock");
+  EXPECT_EQ(options->log_level, LogLevel::kDebug);
+}
+
+TEST(DaemonOptions, EmulateWithoutProfileBeforeAnotherFlag) {
+  const char* argv[] = {"nodekeeperd", "--emulate", "--state-dir", "/tmp/s"};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_TRUE(options.ok());
+  EXPECT_TRUE(options->emulate);
+  EXPECT_TRUE(options->profile.empty());
+}
+
+TEST(DaemonOptions, RejectsBadFlags) {
+  const char* unknown[] = {"nodekeeperd", "--frobnicate"};
+  auto a = DaemonOptions::fromCommandLine(unknown);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("--frobnicate"), std::string::npos);
+  const char* no_value[] = {"nodekeeperd", "--socket"};
+  EXPECT_FALSE(DaemonOptions::fromCommandLine(no_value).ok());
+  const char* bad_level[] = {"nodekeeperd", "--log-level", "chatty"};
+  EXPECT_FALSE(DaemonOptions::fromCommandLine(bad_level).ok());
+  const char* both[] = {"nodekeeperd", "--emulate", "--sysfs-root", "/tmp"};
+  EXPECT_FALSE(DaemonOptions::fromCommandLine(both).ok());
+  const char* interval[] = {"nodekeeperd", "--telemetry-interval-ms", "5"};
+  EXPECT_FALSE(DaemonOptions::fromCommandLine(interval).ok());
+}
+
+}  // namespace
+}  // namespace nk

@@ -1,0 +1,61 @@
+#include "node/power_cap_control.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_platform.h"
+
+namespace nk {
+namespace {
+
+std::filesystem::path tempFile(const char* name) {
+  auto path = std::filesystem::temp_directory_path() / (std::string("nk-cap-") + name + std::to_string(::getpid()));
+  std::filesystem::remove(path);
+  return path;
+}
+
+TEST(PowerCapControl, SetsAndRestores) {
+  auto file = tempFile("a");
+  auto saved = SavedControls::open(file);
+  ASSERT_TRUE(saved.ok());
+  test::FakePowerMeter meter(2);
+  PowerCapControl control(meter, *saved);
+  auto result = control.setCap({1}, 40.5);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(meter.zones_[1].power_limit_uw, 40500000u);
+  EXPECT_TRUE(meter.zones_[1].enabled);
+  EXPECT_EQ(meter.zones_[0].power_limit_uw, 95000000u);
+  ASSERT_TRUE(control.restore(saved->entries()).ok());
+  EXPECT_EQ(meter.zones_[1].power_limit_uw, 95000000u);
+  EXPECT_FALSE(meter.zones_[1].enabled);
+  (void)saved->clear();
+}
+
+TEST(PowerCapControl, RejectsBadInput) {
+  auto file = tempFile("b");
+  auto saved = SavedControls::open(file);
+  ASSERT_TRUE(saved.ok());
+  test::FakePowerMeter meter(2);
+  PowerCapControl control(meter, *saved);
+  EXPECT_EQ(control.setCap({}, 0).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(control.setCap({}, -3).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(control.setCap({}, 45000).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(control.setCap({7}, 40).error().code, ErrorCode::kNotFound);
+  EXPECT_TRUE(saved->entries().empty());
+  EXPECT_EQ(meter.zones_[0].power_limit_uw, 95000000u);
+}
+
+TEST(PowerCapControl, FailureHalfwayRollsBack) {
+  auto file = tempFile("c");
+  auto saved = SavedControls::open(file);
+  ASSERT_TRUE(saved.ok());
+  test::FakePowerMeter meter(2);
+  meter.fail_limit_on = 1;
+  PowerCapControl control(meter, *saved);
+  ASSERT_FALSE(control.setCap({}, 50).ok());
+  EXPECT_EQ(meter.zones_[0].power_limit_uw, 95000000u);
+  EXPECT_FALSE(meter.zones_[0].enabled);
+  (void)saved->clear();
+}
+
+}  // namespace
+}  // namespace nk

@@ -1,0 +1,60 @@
+#include "node/telemetry_sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fake_platform.h"
+
+namespace nk {
+namespace {
+
+NodeTopology twoByTwo() {
+  NodeTopology topology;
+  topology.packages = 2;
+  for (uint32_t i = 0; i < 4; ++i) topology.cores.push_back({i, i / 2, i % 2, 0, {i}, {i}});
+  return topology;
+}
+
+TEST(TelemetrySampler, MapsFrequencyTemperatureAndPower) {
+  NodeTopology topology = twoByTwo();
+  test::FakeCpuFreq cpufreq(4);
+  cpufreq.policies_[3].cur_khz = 2400000;
+  test::FakePowerMeter meter(2);
+  test::FakeThermal thermal;
+  thermal.readings = {{TemperatureReading::Kind::kCore, 1, 1, 61.5, "Core 1"},
+                      {TemperatureReading::Kind::kPackage, 1, 0, 63.0, "Package id 1"}};
+  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(100));
+  auto first = sampler.sampleNow();
+  ASSERT_EQ(first->cores.size(), 4u);
+  EXPECT_EQ(first->cores[3].cur_khz, 2400000u);
+  EXPECT_EQ(first->cores[3].governor, "ondemand");
+  EXPECT_DOUBLE_EQ(first->cores[3].temperature_c, 61.5);
+  EXPECT_TRUE(std::isnan(first->cores[0].temperature_c));
+  EXPECT_DOUBLE_EQ(first->packages[1].temperature_c, 63.0);
+
+  // Energy with a wrap in between: 900000 -> 100000 on a 1 J range is 0.2 J.
+  meter.zones_[0].energy_uj = 900000;
+  auto before = sampler.sampleNow();
+  meter.zones_[0].energy_uj = 100000;
+  auto after = sampler.sampleNow();
+  EXPECT_NEAR(after->packages[0].energy_j - before->packages[0].energy_j, 0.2, 1e-9);
+  EXPECT_GT(after->seq, before->seq);
+  EXPECT_EQ(sampler.latest()->seq, after->seq);
+}
+
+TEST(TelemetrySampler, ReportsUnreadableFilesAsWarnings) {
+  NodeTopology topology = twoByTwo();
+  test::FakeCpuFreq cpufreq(4);
+  test::FakePowerMeter meter(2);
+  test::FakeThermal thermal;
+  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(100));
+  cpufreq.policies_.erase(2);  // a policy vanished
+  sampler.invalidatePolicies();
+  auto sample = sampler.sampleNow();
+  EXPECT_EQ(sample->cores[2].cur_khz, 0u);
+  EXPECT_EQ(sample->cores[1].cur_khz, 1200000u);
+}
+
+}  // namespace
+}  // namespace nk
