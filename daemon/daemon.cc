@@ -96,7 +96,13 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
     sysfs_root = daemon->emulated_->sysfsRoot();
     parts.topology = std::move(*topology);
     parts.topology.cpu_model = profile->cpu_model;
-    for (auto& core : parts.topology.cores) core.host_cpus = {daemon->emulated_->hostCpuOf(core.id)};
+    for (auto& core : parts.topology.cores) {
+      core.host_cpus = {daemon->emulated_->hostCpuOf(core.id)};
+      // The emulated kernel numbers cores inside each package (its coretemp
+      // says "Core 0".."Core N-1" per package), whatever hwloc's synthetic
+      // numbering says.
+      core.os_core_id = core.core_id;
+    }
     Logger::info("emulating " + profile->name + " (" + std::to_string(profile->cores()) + " cores) under " +
                      sysfs_root.string(),
                  {{"PROFILE", profile->name}, {"SYSFS_ROOT", sysfs_root.string()}});

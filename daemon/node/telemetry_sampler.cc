@@ -182,7 +182,7 @@ std::shared_ptr<const TelemetrySample> TelemetrySampler::takeSample(bool periodi
     }
     for (const auto& reading : temperatures) {
       if (reading.kind == TemperatureReading::Kind::kCore && reading.package == info.package &&
-          reading.core_id == info.core_id)
+          reading.core_id == info.os_core_id)
         out.temperature_c = reading.celsius;
     }
     out.utilisation = utilisation_[core];

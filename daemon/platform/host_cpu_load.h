@@ -22,6 +22,8 @@ class HostCpuLoad {
   std::filesystem::path stat_path_;
   std::vector<uint64_t> last_busy_;
   std::vector<uint64_t> last_total_;
+  // Offline CPUs have no line; their slot stays but must not be diffed.
+  std::vector<bool> last_present_;
 };
 
 }  // namespace nk

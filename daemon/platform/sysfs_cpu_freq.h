@@ -24,6 +24,7 @@ class SysfsCpuFreq final : public CpuFreq {
  private:
   std::filesystem::path policyDir(uint32_t policy) const;
   std::filesystem::path cpufreq_dir_;
+  std::filesystem::path intel_pstate_status_;
 };
 
 }  // namespace nk

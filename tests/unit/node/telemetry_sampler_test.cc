@@ -12,7 +12,11 @@ namespace {
 NodeTopology twoByTwo() {
   NodeTopology topology;
   topology.packages = 2;
-  for (uint32_t i = 0; i < 4; ++i) topology.cores.push_back({i, i / 2, i % 2, 0, {i}, {i}});
+  for (uint32_t i = 0; i < 4; ++i) {
+    CoreInfo core{i, i / 2, i % 2, 0, {i}, {i}};
+    core.os_core_id = core.core_id;
+    topology.cores.push_back(core);
+  }
   return topology;
 }
 
