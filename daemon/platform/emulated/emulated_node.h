@@ -1,20 +1,23 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "common/result.h"
+#include "emulated_sysfs_tree.h"
 #include "node_profile.h"
 
 namespace nk {
 
-class EmulatedSysfsTree;
+class EmulatedGovernor;
 class PhysicsModel;
 class HostCpuLoad;
 
@@ -58,16 +61,32 @@ class EmulatedNode {
  private:
   EmulatedNode(NodeProfile profile, Options options);
   void run();
+  // One update: inputs, model step of dt_s, outputs.
+  void iterate(double dt_s, bool read_all_controls, bool sample_load);
+  // Lowers (or lifts again) a package's frequency ceiling a table step at a
+  // time while it is above its RAPL limit or at TjMax.
+  void updateCap(uint32_t package);
 
   NodeProfile profile_;
   Options options_;
   std::unique_ptr<EmulatedSysfsTree> tree_;
   std::unique_ptr<PhysicsModel> model_;
   std::unique_ptr<HostCpuLoad> host_load_;
+  std::unique_ptr<EmulatedGovernor> governor_;
+  // Owned by the physics thread once it runs.
+  uint32_t host_cpus_ = 1;
+  std::vector<double> host_utilisation_;
+  std::vector<EmulatedPolicyControls> controls_;
+  std::vector<std::optional<uint64_t>> power_limit_uw_;
+  std::vector<size_t> cap_index_;  // per package, into profile_.frequencies_khz
+  std::vector<uint64_t> energy_offset_uj_;
+  std::vector<double> utilisation_scratch_;
+  std::vector<uint64_t> frequency_scratch_;
   mutable std::mutex mutex_;
   std::vector<double> extra_utilisation_;
   ModelSnapshot snapshot_;
   std::atomic<bool> stop_{false};
+  std::condition_variable stop_cv_;  // with mutex_, so that stop never waits out a tick
   std::thread thread_;
 };
 

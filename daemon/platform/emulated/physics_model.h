@@ -35,15 +35,24 @@ class PhysicsModel {
   void setHeatsinkTemperatureC(uint32_t package, double celsius);
 
   const NodeProfile& profile() const { return profile_; }
+  // Largest internal step that keeps explicit Euler stable.
+  double maxSubStepS() const { return max_sub_step_s_; }
 
  private:
+  double corePowerAt(uint32_t core, double celsius) const;
+  void subStep(double h_s);
+
   NodeProfile profile_;
+  double max_sub_step_s_ = 0;
   std::vector<uint64_t> frequency_khz_;
   std::vector<double> utilisation_;
   std::vector<double> core_temp_c_;
   std::vector<double> heatsink_temp_c_;
   std::vector<double> package_energy_j_;
   double elapsed_s_ = 0;
+  // Reused by subStep() so that stepping allocates nothing.
+  std::vector<double> core_power_w_;
+  std::vector<double> core_rate_;
 };
 
 }  // namespace nk
