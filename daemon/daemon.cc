@@ -90,6 +90,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
     if (!topology) return topology.error();
     EmulatedNode::Options emulation;
     emulation.state_dir = options.state_dir;
+    emulation.model_file = options.state_dir / "emulator-model.txt";
     auto node = EmulatedNode::start(*profile, emulation);
     if (!node) return node.error();
     daemon->emulated_ = std::move(*node);

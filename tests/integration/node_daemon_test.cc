@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -232,11 +233,14 @@ TEST_F(NodeDaemonTest, TemperaturesRiseUnderLoadAndFallAtIdle) {
 }
 
 TEST_F(NodeDaemonTest, ControlsRestoredAfterKillAndRestart) {
+  auto rapl1 = daemon_.sysfs() / "class/powercap/intel-rapl:1";
+  std::string original_limit = readTrimmed(rapl1 / "constraint_0_power_limit_uw");
+  std::string original_enabled = readTrimmed(rapl1 / "enabled");
   ASSERT_EQ(cli({"freq", "set", "--cpu", "0-3", "--max", "1.8GHz"}).exit_code, 0);
   ASSERT_EQ(cli({"governor", "set", "performance", "--cpu", "6"}).exit_code, 0);
   ASSERT_EQ(cli({"power", "cap", "set", "40W", "--package", "1"}).exit_code, 0);
-  auto rapl1 = daemon_.sysfs() / "class/powercap/intel-rapl:1";
   EXPECT_EQ(readTrimmed(rapl1 / "constraint_0_power_limit_uw"), "40000000");
+  EXPECT_EQ(readTrimmed(rapl1 / "enabled"), "1");
   ASSERT_TRUE(std::filesystem::exists(dir_ / "saved-controls.json"));
 
   daemon_.kill9();
@@ -247,8 +251,8 @@ TEST_F(NodeDaemonTest, ControlsRestoredAfterKillAndRestart) {
   ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
   for (int p = 0; p < 4; ++p) EXPECT_EQ(readTrimmed(policyFile(p, "scaling_max_freq")), "2600000");
   EXPECT_EQ(readTrimmed(policyFile(6, "scaling_governor")), "ondemand");
-  EXPECT_EQ(readTrimmed(rapl1 / "constraint_0_power_limit_uw"), "95000000");
-  EXPECT_EQ(readTrimmed(rapl1 / "enabled"), "0");
+  EXPECT_EQ(readTrimmed(rapl1 / "constraint_0_power_limit_uw"), original_limit);
+  EXPECT_EQ(readTrimmed(rapl1 / "enabled"), original_enabled);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "saved-controls.json"));
   EXPECT_NE(daemon_.lastError().find("restored"), std::string::npos) << daemon_.lastError();
 }
@@ -314,6 +318,150 @@ TEST_F(NodeDaemonTest, StreamRejectsTooShortInterval) {
   v1::TelemetrySnapshot snapshot;
   EXPECT_FALSE(reader->Read(&snapshot));
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+
+// What the emulator's model computed at one update, next to the raw RAPL
+// counter values it wrote in that same update.
+struct ModelPoint {
+  uint64_t seq = 0;
+  double elapsed_s = 0;
+  std::vector<double> energy_j;
+  std::vector<uint64_t> raw_uj;
+};
+
+std::optional<ModelPoint> readModel(const std::filesystem::path& path) {
+  std::istringstream in(readFile(path));
+  ModelPoint point;
+  std::string word;
+  while (in >> word) {
+    if (word == "seq") in >> point.seq;
+    else if (word == "elapsed_s") in >> point.elapsed_s;
+    else if (word == "package") {
+      size_t id;
+      double energy, power;
+      uint64_t raw;
+      std::string k1, k2, k3;
+      in >> id >> k1 >> energy >> k2 >> raw >> k3 >> power;
+      point.energy_j.push_back(energy);
+      point.raw_uj.push_back(raw);
+    }
+  }
+  if (point.seq == 0 || point.energy_j.empty()) return std::nullopt;
+  return point;
+}
+
+class RaplAgreementTest : public ::testing::TestWithParam<uint64_t> {};
+
+// The daemon's RAPL path (sysfs read, wraparound, accumulation) against the
+// emulator's physics: pair a fresh telemetry sample with the model update
+// whose raw counters it read, twice, seconds apart, and compare energies and
+// average powers.
+TEST_P(RaplAgreementTest, RaplPowerAgreesWithPhysicsModel) {
+  uint64_t range_uj = GetParam();
+  auto dir = makeSharedTempDir("rapl");
+  std::string profile;
+  if (range_uj != 0) {
+    std::string text = readFile(std::string(std::getenv("NK_PROFILES_DIR")) + "/xeon-e5-2630.toml");
+    size_t at = text.find("max_energy_range_uj = ");
+    ASSERT_NE(at, std::string::npos);
+    size_t end = text.find('\n', at);
+    text.replace(at, end - at, "max_energy_range_uj = " + std::to_string(range_uj));
+    profile = (dir / "small-range.toml").string();
+    std::ofstream(profile) << text;
+  }
+  DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start(dir, {}, profile)) << daemon.lastError();
+  auto channel = grpc::CreateChannel("unix:" + daemon.socket().string(), grpc::InsecureChannelCredentials());
+  auto node = v1::NodeService::NewStub(channel);
+
+  struct Aligned {
+    ModelPoint model;
+    v1::TelemetrySnapshot telemetry;
+  };
+  auto aligned = [&]() -> std::optional<Aligned> {
+    for (int attempt = 0; attempt < 500; ++attempt) {
+      grpc::ClientContext context;
+      v1::GetTelemetryRequest request;
+      request.set_fresh(true);
+      v1::TelemetrySnapshot snapshot;
+      if (!node->GetTelemetry(&context, request, &snapshot).ok()) continue;
+      auto model = readModel(dir / "emulator-model.txt");
+      if (!model || model->raw_uj.size() != static_cast<size_t>(snapshot.packages_size())) continue;
+      bool same = true;
+      for (int p = 0; p < snapshot.packages_size(); ++p)
+        same = same && snapshot.packages(p).raw_energy_uj() == model->raw_uj[static_cast<size_t>(p)];
+      if (same) return Aligned{*model, snapshot};
+    }
+    return std::nullopt;
+  };
+  std::this_thread::sleep_for(500ms);
+  auto first = aligned();
+  ASSERT_TRUE(first) << "never read telemetry and the model from the same update";
+  uint64_t min_raw = UINT64_MAX;
+  uint64_t wraps_seen = 0;
+  uint64_t last_raw = first->telemetry.packages(0).raw_energy_uj();
+  for (int i = 0; i < 40; ++i) {  // ~4 s, watching the counter for wraps
+    std::this_thread::sleep_for(100ms);
+    grpc::ClientContext context;
+    v1::TelemetrySnapshot snapshot;
+    ASSERT_TRUE(node->GetTelemetry(&context, v1::GetTelemetryRequest(), &snapshot).ok());
+    uint64_t raw = snapshot.packages(0).raw_energy_uj();
+    if (raw < last_raw) ++wraps_seen;
+    last_raw = raw;
+    min_raw = std::min(min_raw, raw);
+  }
+  auto second = aligned();
+  ASSERT_TRUE(second);
+  double model_dt = second->model.elapsed_s - first->model.elapsed_s;
+  double daemon_dt = (second->telemetry.monotonic_ns() - first->telemetry.monotonic_ns()) / 1e9;
+  ASSERT_GT(model_dt, 3.0);
+  for (int p = 0; p < first->telemetry.packages_size(); ++p) {
+    double model_j = second->model.energy_j[static_cast<size_t>(p)] - first->model.energy_j[static_cast<size_t>(p)];
+    double daemon_j = second->telemetry.packages(p).energy_j() - first->telemetry.packages(p).energy_j();
+    EXPECT_NEAR(daemon_j, model_j, 0.01 * model_j) << "package " << p;
+    double model_w = model_j / model_dt;
+    double daemon_w = daemon_j / daemon_dt;
+    EXPECT_NEAR(daemon_w, model_w, 0.01 * model_w) << "package " << p << ": daemon " << daemon_w << " W, model "
+                                                    << model_w << " W";
+    EXPECT_GT(model_w, 5.0);
+  }
+  if (range_uj != 0) EXPECT_GE(wraps_seen, 1u) << "the counter should have wrapped (range " << range_uj << " uJ)";
+  daemon.stop();
+  std::filesystem::remove_all(dir);
+}
+
+// 0: the profile's real range; 30 J: the counter wraps every few tenths of a second.
+INSTANTIATE_TEST_SUITE_P(Ranges, RaplAgreementTest, ::testing::Values(uint64_t{0}, uint64_t{30000000}));
+
+
+// intel_pstate in active mode has no userspace governor and no frequency
+// table: a speed becomes min = max, any frequency in range is accepted.
+TEST(IntelPstateNode, SpeedPinsLimitsAndUserspaceIsRefused) {
+  auto dir = makeSharedTempDir("pstate");
+  DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start(dir, {}, "intel-pstate-laptop")) << daemon.lastError();
+  auto cli = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {cliPath(), "--socket", daemon.socket().string()});
+    return runProgram(args);
+  };
+  auto policy0 = daemon.sysfs() / "devices/system/cpu/cpufreq/policy0";
+  EXPECT_FALSE(std::filesystem::exists(policy0 / "scaling_available_frequencies"));
+  EXPECT_EQ(readTrimmed(daemon.sysfs() / "devices/system/cpu/intel_pstate/status"), "active");
+  auto speed = cli({"freq", "set", "--speed", "2.05GHz"});
+  ASSERT_EQ(speed.exit_code, 0) << speed.err;
+  EXPECT_EQ(readTrimmed(policy0 / "scaling_min_freq"), "2050000");
+  EXPECT_EQ(readTrimmed(policy0 / "scaling_max_freq"), "2050000");
+  EXPECT_EQ(readTrimmed(policy0 / "scaling_governor"), "powersave");
+  auto userspace = cli({"governor", "set", "userspace"});
+  EXPECT_EQ(userspace.exit_code, 1);
+  EXPECT_NE(userspace.err.find("not available"), std::string::npos) << userspace.err;
+  auto status = cli({"status", "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(nlohmann::json::parse(status.out)["cores"].size(), 4u);
+  EXPECT_EQ(daemon.stop(), 0);
+  EXPECT_NE(readTrimmed(policy0 / "scaling_min_freq"), "2050000");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NodeDaemonStartup, BadFlagsConfigAndProfileAreClearErrors) {

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,6 +111,10 @@ bool DaemonProcess::start(const std::filesystem::path& dir, const std::vector<st
   if (!profile.empty()) argv.push_back(profile);
   argv.insert(argv.end(), {"--state-dir", dir.string(), "--socket", socket_.string(), "--config", "/dev/null"});
   argv.insert(argv.end(), extra.begin(), extra.end());
+  // A daemon killed earlier leaves its socket behind; waiting for the path
+  // to appear must see the new daemon's socket, not that one.
+  std::error_code ec;
+  std::filesystem::remove(socket_, ec);
   pid_ = fork();
   if (pid_ == 0) {
     int fd = open(stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

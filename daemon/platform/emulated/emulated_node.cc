@@ -1,5 +1,7 @@
 #include "emulated_node.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -88,6 +90,7 @@ Result<std::unique_ptr<EmulatedNode>> EmulatedNode::start(NodeProfile profile, O
   node->utilisation_scratch_.assign(cores, 0.0);
   node->frequency_scratch_.assign(cores, p.frequencies_khz.front());
   node->snapshot_.package_energy_j.assign(p.packages, 0.0);
+  node->raw_energy_scratch_.assign(p.packages, 0);
   node->snapshot_.package_power_w.assign(p.packages, 0.0);
   node->snapshot_.core_temperature_c.assign(cores, p.ambient_c);
   node->snapshot_.core_frequency_khz.assign(cores, p.frequencies_khz.front());
@@ -206,6 +209,7 @@ void EmulatedNode::iterate(double dt_s, bool read_all_controls, bool sample_load
     // (offset + since_start) mod range without overflowing near UINT64_MAX.
     const uint64_t raw = offset >= range - since_start ? offset - (range - since_start) : offset + since_start;
     tree_->writeEnergy(package, raw);
+    raw_energy_scratch_[package] = raw;
   }
 
   std::lock_guard<std::mutex> lock(mutex_);
@@ -219,6 +223,29 @@ void EmulatedNode::iterate(double dt_s, bool read_all_controls, bool sample_load
     snapshot_.core_temperature_c[core] = model_->coreTemperatureC(core);
     snapshot_.core_frequency_khz[core] = frequency_scratch_[core];
     snapshot_.core_utilisation[core] = utilisation_scratch_[core];
+  }
+  if (!options_.model_file.empty()) writeModelFile();
+}
+
+void EmulatedNode::writeModelFile() {
+  // Called with mutex_ held. Written aside and renamed so readers never see
+  // half a file.
+  std::string text = "seq " + std::to_string(snapshot_.update_seq) + "\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "elapsed_s %.6f\n", snapshot_.elapsed_s);
+  text += line;
+  for (size_t package = 0; package < snapshot_.package_energy_j.size(); ++package) {
+    std::snprintf(line, sizeof line, "package %zu energy_j %.6f raw_energy_uj %llu power_w %.6f\n", package,
+                  snapshot_.package_energy_j[package], static_cast<unsigned long long>(raw_energy_scratch_[package]),
+                  snapshot_.package_power_w[package]);
+    text += line;
+  }
+  std::filesystem::path tmp = options_.model_file;
+  tmp += ".tmp";
+  if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    std::rename(tmp.c_str(), options_.model_file.c_str());
   }
 }
 

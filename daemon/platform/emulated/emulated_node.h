@@ -30,6 +30,11 @@ class EmulatedNode {
   struct Options {
     std::filesystem::path state_dir;  // the tree goes to <state_dir>/sysfs
     double update_interval_s = 0.02;  // how often sysfs outputs change
+    // If set, every update also writes what the model computed there (energy
+    // per package in J next to the raw energy_uj written in the same update),
+    // so that a test outside the process can check RAPL readers against the
+    // model exactly.
+    std::filesystem::path model_file;
   };
 
   static Result<std::unique_ptr<EmulatedNode>> start(NodeProfile profile, Options options);
@@ -80,6 +85,8 @@ class EmulatedNode {
   std::vector<std::optional<uint64_t>> power_limit_uw_;
   std::vector<size_t> cap_index_;  // per package, into profile_.frequencies_khz
   std::vector<uint64_t> energy_offset_uj_;
+  std::vector<uint64_t> raw_energy_scratch_;
+  void writeModelFile();
   std::vector<double> utilisation_scratch_;
   std::vector<uint64_t> frequency_scratch_;
   mutable std::mutex mutex_;
