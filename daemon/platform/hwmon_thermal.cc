@@ -14,6 +14,7 @@ struct Chip {
   std::optional<uint32_t> labelled_package;  // from "Package id P"
   std::optional<uint32_t> device_index;      // from coretemp.N
   std::vector<TemperatureReading> readings;
+  std::vector<std::filesystem::path> inputs;  // parallel to readings
   uint32_t package = 0;
 };
 
@@ -71,10 +72,29 @@ std::vector<Input> listInputs(const std::filesystem::path& dir) {
 
 HwmonThermal::HwmonThermal(std::filesystem::path root) : hwmon_dir_(root / "sys/class/hwmon") {}
 
+namespace {
+constexpr unsigned kRediscoverEveryReads = 100;
+}
+
+Result<std::vector<TemperatureReading>> HwmonThermal::read() {
+  if (known_.empty() || ++reads_since_discovery_ >= kRediscoverEveryReads) return discover();
+  std::vector<TemperatureReading> readings;
+  readings.reserve(known_.size());
+  for (const KnownInput& known : known_) {
+    auto millidegrees = SysfsFile::readInt64(known.input);
+    if (!millidegrees) return discover();
+    readings.push_back(known.reading);
+    readings.back().celsius = static_cast<double>(*millidegrees) / 1000.0;
+  }
+  return readings;
+}
+
 // An unreadable sensor must not hide the others (coretemp returns EIO for a
 // core whose reading is invalid), so failures are only collected, and become
 // the answer only when nothing at all could be read.
-Result<std::vector<TemperatureReading>> HwmonThermal::read() {
+Result<std::vector<TemperatureReading>> HwmonThermal::discover() {
+  known_.clear();
+  reads_since_discovery_ = 0;
   auto entries = SysfsFile::listIndexed(hwmon_dir_, "hwmon");
   if (!entries) return entries.error();
 
@@ -109,6 +129,7 @@ Result<std::vector<TemperatureReading>> HwmonThermal::read() {
       reading.celsius = static_cast<double>(*millidegrees) / 1000.0;
       reading.label = std::move(*label);
       chip.readings.push_back(std::move(reading));
+      chip.inputs.push_back(input.input);
     }
     chip.package = chip.labelled_package.value_or(chip.device_index.value_or(static_cast<uint32_t>(chips.size())));
     chips.push_back(std::move(chip));
@@ -120,9 +141,10 @@ Result<std::vector<TemperatureReading>> HwmonThermal::read() {
   std::stable_sort(chips.begin(), chips.end(), [](const Chip& a, const Chip& b) { return a.package < b.package; });
   std::vector<TemperatureReading> readings;
   for (Chip& chip : chips) {
-    for (TemperatureReading& reading : chip.readings) {
-      reading.package = chip.package;
-      readings.push_back(std::move(reading));
+    for (size_t i = 0; i < chip.readings.size(); ++i) {
+      chip.readings[i].package = chip.package;
+      readings.push_back(chip.readings[i]);
+      if (failures.empty()) known_.push_back({chip.readings[i], chip.inputs[i]});
     }
   }
   if (readings.empty()) {

@@ -14,7 +14,18 @@ class HwmonThermal final : public ThermalSensors {
   Result<std::vector<TemperatureReading>> read() override;
 
  private:
+  // Finding the sensors walks directories and resolves symlinks; the
+  // sampler reads ten times a second, so the inputs found are remembered and
+  // only their values re-read, with a fresh walk on any failure and now and
+  // then in case chips come or go.
+  Result<std::vector<TemperatureReading>> discover();
+  struct KnownInput {
+    TemperatureReading reading;  // all but celsius
+    std::filesystem::path input;
+  };
   std::filesystem::path hwmon_dir_;
+  std::vector<KnownInput> known_;
+  unsigned reads_since_discovery_ = 0;
 };
 
 }  // namespace nk

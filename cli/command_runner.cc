@@ -1,0 +1,257 @@
+#include "cli/command_runner.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/command_table.h"
+#include "cli/control_formatter.h"
+#include "cli/interrupt_watcher.h"
+#include "cli/node_client.h"
+#include "cli/request_builder.h"
+#include "cli/status_formatter.h"
+#include "common/units.h"
+
+#ifndef NK_VERSION
+#define NK_VERSION "unknown"
+#endif
+
+namespace nk::cli {
+
+namespace {
+
+namespace pb = nodekeeper::v1;
+
+std::optional<std::string> userName(uid_t uid) {
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) return std::nullopt;
+  return std::string(found->pw_name);
+}
+
+std::optional<std::string> groupName(gid_t gid) {
+  std::vector<char> buffer(16384);
+  group entry{};
+  group* found = nullptr;
+  if (getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) return std::nullopt;
+  return std::string(found->gr_name);
+}
+
+// Moves the cursor home and overwrites the previous frame line by line, so
+// the terminal does not flicker the way a full clear on each frame would.
+std::string redrawFrame(const std::string& frame, bool first) {
+  std::string out = first ? "\x1b[H\x1b[2J" : "\x1b[H";
+  for (char c : frame) {
+    if (c == '\n') out += "\x1b[K";
+    out += c;
+  }
+  return out + "\x1b[J";
+}
+
+std::string intervalText(uint32_t interval_ms) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, interval_ms % 1000 == 0 ? "%.0f s" : "%.2g s", interval_ms / 1000.0);
+  return buffer;
+}
+
+}  // namespace
+
+CommandRunner::CommandRunner(std::ostream& out, std::ostream& err, bool out_is_terminal)
+    : out_(out), err_(err), out_is_terminal_(out_is_terminal) {}
+
+int CommandRunner::fail(const std::string& message) {
+  err_ << "nodekeeper: " << message << "\n";
+  err_.flush();
+  return 1;
+}
+
+int CommandRunner::run(const Invocation& invocation) {
+  const CommandTable& table = CommandTable::instance();
+  switch (invocation.action) {
+    case Invocation::Action::kVersion:
+      out_ << "nodekeeper " << NK_VERSION << "\n";
+      return 0;
+    case Invocation::Action::kHelp:
+      if (invocation.help_topic.empty()) out_ << table.mainHelp();
+      else if (const CommandSpec* command = table.find(invocation.help_topic)) out_ << table.commandHelp(*command);
+      else out_ << table.groupHelp(invocation.help_topic);
+      return 0;
+    case Invocation::Action::kRun:
+      break;
+  }
+  if (invocation.command == nullptr) return fail("missing command; see 'nodekeeper --help'");
+
+  const std::string socket = CommandLine::socketPath(invocation.global, std::getenv("NODEKEEPER_SOCKET"));
+  auto timeout = std::chrono::milliseconds(std::llround(invocation.global.timeout_s * 1000.0));
+  NodeClient client(socket, timeout);
+  int code = dispatch(invocation, client);
+  out_.flush();
+  return code;
+}
+
+int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client) {
+  switch (invocation.command->id) {
+    case CommandId::kStatus: return status(invocation, client);
+    case CommandId::kWatch: return watch(invocation, client);
+    case CommandId::kFreqGet: return freqGet(invocation, client, false);
+    case CommandId::kFreqSet: return freqSet(invocation, client);
+    case CommandId::kGovernorGet: return freqGet(invocation, client, true);
+    case CommandId::kGovernorSet: return governorSet(invocation, client);
+    case CommandId::kPowerCapGet: return powerCapGet(invocation, client);
+    case CommandId::kPowerCapSet:
+    case CommandId::kPowerCapDisable: return powerCapSet(invocation, client);
+    case CommandId::kPolicyGet: return policyGet(invocation, client);
+    case CommandId::kPolicySet: return policySet(invocation, client);
+    case CommandId::kWhoAmI: return whoAmI(invocation, client);
+  }
+  return fail("command not implemented");
+}
+
+int CommandRunner::status(const Invocation& invocation, NodeClient& client) {
+  auto topology = client.getTopology();
+  if (!topology) return fail(topology.error().message);
+  auto snapshot = client.getTelemetry(false);
+  if (!snapshot) return fail(snapshot.error().message);
+  // Right after the daemon starts its sampler may not have run yet.
+  if (snapshot->timestamp_ns() == 0 && snapshot->cores().empty()) {
+    snapshot = client.getTelemetry(true);
+    if (!snapshot) return fail(snapshot.error().message);
+  }
+  if (invocation.global.json) out_ << StatusFormatter::json(*topology, *snapshot, true);
+  else out_ << StatusFormatter::text(*topology, *snapshot);
+  return 0;
+}
+
+int CommandRunner::watch(const Invocation& invocation, NodeClient& client) {
+  auto settings = RequestBuilder::watch(invocation);
+  if (!settings) return fail(settings.error().message);
+  auto topology = client.getTopology();
+  if (!topology) return fail(topology.error().message);
+
+  InterruptWatcher interrupts;
+  const bool json = invocation.global.json;
+  const bool redraw = out_is_terminal_ && !json;
+  uint64_t shown = 0;
+  auto on_snapshot = [&](const pb::TelemetrySnapshot& snapshot) {
+    if (json) {
+      out_ << StatusFormatter::json(*topology, snapshot, false);
+    } else if (redraw) {
+      std::string frame = "Every " + intervalText(settings->interval_ms) + " from " + client.socketPath() +
+                          "; Ctrl-C quits\n\n" + StatusFormatter::text(*topology, snapshot);
+      out_ << redrawFrame(frame, shown == 0);
+    } else {
+      if (shown > 0) out_ << "\n";
+      out_ << StatusFormatter::text(*topology, snapshot);
+    }
+    out_.flush();
+    ++shown;
+    // A closed pipe (watch | head) ends the watch quietly.
+    if (!out_) return false;
+    return settings->count == 0 || shown < settings->count;
+  };
+  Status streamed = client.streamTelemetry(settings->interval_ms, on_snapshot, interrupts.valid() ? &interrupts : nullptr);
+  if (!streamed) return fail(streamed.error().message);
+  return 0;
+}
+
+int CommandRunner::freqGet(const Invocation& invocation, NodeClient& client, bool governors_only) {
+  auto cpus = RequestBuilder::cpuFilter(invocation);
+  if (!cpus) return fail(cpus.error().message);
+  auto policies = client.getFrequencyPolicies();
+  if (!policies) return fail(policies.error().message);
+  auto selected = ControlFormatter::selectPolicies(*policies, *cpus);
+  if (!cpus->empty() && selected.policies().empty())
+    return fail("no cpufreq policy covers CPUs " + formatCpuList(*cpus));
+  if (invocation.global.json) out_ << ControlFormatter::policiesJson(selected);
+  else out_ << (governors_only ? ControlFormatter::governorsText(selected) : ControlFormatter::policiesText(selected));
+  return 0;
+}
+
+int CommandRunner::freqSet(const Invocation& invocation, NodeClient& client) {
+  auto request = RequestBuilder::frequencyLimits(invocation);
+  if (!request) return fail(request.error().message);
+  auto reply = client.setFrequencyLimits(*request);
+  if (!reply) return fail(reply.error().message);
+  if (invocation.global.json) {
+    out_ << ControlFormatter::frequencyReplyJson(*reply);
+    return 0;
+  }
+  if (!reply->message().empty()) out_ << reply->message() << "\n\n";
+  out_ << ControlFormatter::policiesText(*reply);
+  return 0;
+}
+
+int CommandRunner::governorSet(const Invocation& invocation, NodeClient& client) {
+  auto request = RequestBuilder::governor(invocation);
+  if (!request) return fail(request.error().message);
+  auto reply = client.setGovernor(*request);
+  if (!reply) return fail(reply.error().message);
+  if (invocation.global.json) {
+    out_ << ControlFormatter::frequencyReplyJson(*reply);
+    return 0;
+  }
+  if (!reply->message().empty()) out_ << reply->message() << "\n\n";
+  out_ << ControlFormatter::policiesText(*reply);
+  return 0;
+}
+
+int CommandRunner::powerCapGet(const Invocation& invocation, NodeClient& client) {
+  auto caps = client.getPowerCaps();
+  if (!caps) return fail(caps.error().message);
+  if (invocation.global.json) out_ << ControlFormatter::powerCapsJson(*caps);
+  else out_ << ControlFormatter::powerCapsText(*caps);
+  return 0;
+}
+
+int CommandRunner::powerCapSet(const Invocation& invocation, NodeClient& client) {
+  auto request = RequestBuilder::powerCap(invocation);
+  if (!request) return fail(request.error().message);
+  auto reply = client.setPowerCap(*request);
+  if (!reply) return fail(reply.error().message);
+  if (invocation.global.json) {
+    out_ << ControlFormatter::powerCapReplyJson(*reply);
+    return 0;
+  }
+  if (!reply->message().empty()) out_ << reply->message() << "\n\n";
+  out_ << ControlFormatter::powerCapsText(*reply);
+  return 0;
+}
+
+int CommandRunner::policyGet(const Invocation& invocation, NodeClient& client) {
+  auto policy = client.getPolicy();
+  if (!policy) return fail(policy.error().message);
+  out_ << (invocation.global.json ? ControlFormatter::nodePolicyJson(*policy) : ControlFormatter::nodePolicyText(*policy));
+  return 0;
+}
+
+int CommandRunner::policySet(const Invocation& invocation, NodeClient& client) {
+  auto request = RequestBuilder::policy(invocation);
+  if (!request) return fail(request.error().message);
+  auto policy = client.setPolicy(*request);
+  if (!policy) return fail(policy.error().message);
+  out_ << (invocation.global.json ? ControlFormatter::nodePolicyJson(*policy) : ControlFormatter::nodePolicyText(*policy));
+  return 0;
+}
+
+int CommandRunner::whoAmI(const Invocation& invocation, NodeClient& client) {
+  auto identity = client.whoAmI();
+  if (!identity) return fail(identity.error().message);
+  auto user = userName(identity->uid());
+  auto group = groupName(identity->gid());
+  out_ << (invocation.global.json ? ControlFormatter::identityJson(*identity, user, group)
+                                  : ControlFormatter::identityText(*identity, user, group));
+  return 0;
+}
+
+}  // namespace nk::cli

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+namespace nk::cli {
+
+struct Invocation;
+class NodeClient;
+
+// Carries out a parsed command: calls the daemon, prints the result, and
+// returns the exit code (0, or 1 after one error line on `err`).
+class CommandRunner {
+ public:
+  CommandRunner(std::ostream& out, std::ostream& err, bool out_is_terminal);
+
+  int run(const Invocation& invocation);
+
+ private:
+  int dispatch(const Invocation& invocation, NodeClient& client);
+  int status(const Invocation& invocation, NodeClient& client);
+  int watch(const Invocation& invocation, NodeClient& client);
+  int freqGet(const Invocation& invocation, NodeClient& client, bool governors_only);
+  int freqSet(const Invocation& invocation, NodeClient& client);
+  int governorSet(const Invocation& invocation, NodeClient& client);
+  int powerCapGet(const Invocation& invocation, NodeClient& client);
+  int powerCapSet(const Invocation& invocation, NodeClient& client);
+  int policyGet(const Invocation& invocation, NodeClient& client);
+  int policySet(const Invocation& invocation, NodeClient& client);
+  int whoAmI(const Invocation& invocation, NodeClient& client);
+
+  int fail(const std::string& message);
+
+  std::ostream& out_;
+  std::ostream& err_;
+  bool out_is_terminal_;
+};
+
+}  // namespace nk::cli

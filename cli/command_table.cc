@@ -1,0 +1,206 @@
+#include "cli/command_table.h"
+
+#include <algorithm>
+
+namespace nk::cli {
+
+namespace {
+
+const char kDefaultSocketHelp[] =
+    "daemon socket (default: $NODEKEEPER_SOCKET, else /run/nodekeeper/nodekeeperd.sock)";
+
+OptionSpec cpuOption(const std::string& what) {
+  return {"cpu", 0, true, "LIST", "logical CPUs to " + what + ", e.g. 0-3,8 (default: all)"};
+}
+
+OptionSpec packageOption(const std::string& what) {
+  return {"package", 0, true, "LIST", "packages to " + what + ", e.g. 0 or 0-1 (default: all)"};
+}
+
+std::string optionLabel(const OptionSpec& option) {
+  std::string label = option.short_name ? std::string("-") + option.short_name + ", " : std::string();
+  label += "--" + option.name;
+  if (option.takes_value) label += " " + option.value_name;
+  return label;
+}
+
+// Two-column "label  text" lines with the text aligned.
+std::string optionLines(const std::vector<OptionSpec>& options) {
+  size_t width = 0;
+  for (const auto& option : options) width = std::max(width, optionLabel(option).size());
+  std::string out;
+  for (const auto& option : options) {
+    std::string label = optionLabel(option);
+    out += "  " + label + std::string(width - label.size() + 2, ' ') + option.help + "\n";
+  }
+  return out;
+}
+
+std::string usageLine(const CommandSpec& command) {
+  std::string line = "usage: nodekeeper [OPTIONS] " + command.name();
+  for (const auto& positional : command.positionals) line += " " + positional;
+  for (const auto& option : command.options) {
+    line += " [--" + option.name;
+    if (option.takes_value) line += " " + option.value_name;
+    line += "]";
+  }
+  return line + "\n";
+}
+
+std::string join(const std::vector<std::string>& words, const std::string& separator) {
+  std::string out;
+  for (const auto& word : words) {
+    if (!out.empty()) out += separator;
+    out += word;
+  }
+  return out;
+}
+
+bool startsWith(const std::vector<std::string>& path, const std::vector<std::string>& prefix) {
+  return path.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin());
+}
+
+const char kUnitsNote[] =
+    "Frequencies take a unit: 1.8GHz, 1800MHz, 1800000kHz (a plain number is kHz).\n"
+    "Power takes a unit: 45W, 45000mW. CPU and package lists look like 0-3,8,10-11.\n";
+
+}  // namespace
+
+std::string CommandSpec::name() const { return join(path, " "); }
+
+const CommandTable& CommandTable::instance() {
+  static const CommandTable table;
+  return table;
+}
+
+CommandTable::CommandTable() {
+  global_options_ = {
+      {"socket", 0, true, "PATH", kDefaultSocketHelp},
+      {"json", 0, false, "", "print JSON instead of tables (NDJSON for watch)"},
+      {"timeout", 0, true, "SECONDS", "deadline for each call to the daemon (default 5)"},
+      {"help", 'h', false, "", "show help; after a command, help for that command"},
+      {"version", 0, false, "", "print the version and exit"},
+  };
+
+  commands_ = {
+      {CommandId::kStatus, {"status"}, {}, {},
+       "node topology, then frequency, temperature and power per core and package",
+       "Shows the node (hostname, CPU model, emulated profile, packages, cores, PUs),\n"
+       "one row per core (frequency, limits, governor, temperature, utilisation) and\n"
+       "per package (power, energy, power cap, temperature), and the node's total power.\n"},
+      {CommandId::kWatch, {"watch"}, {},
+       {{"interval", 0, true, "SECONDS", "time between snapshots (default 1, at least 0.01)"},
+        {"count", 0, true, "N", "stop after N snapshots (default: until Ctrl-C)"}},
+       "the status view, refreshed live from the daemon's telemetry stream",
+       "Redraws the status view on every snapshot when stdout is a terminal; otherwise\n"
+       "prints each snapshot followed by a blank line. With --json, prints one JSON\n"
+       "object per line (NDJSON). Ctrl-C stops.\n"},
+      {CommandId::kFreqGet, {"freq", "get"}, {}, {cpuOption("show")},
+       "cpufreq policies: governor, current frequency, limits, hardware range",
+       "Lists the cpufreq policies covering the selected CPUs: CPUs, driver, governor,\n"
+       "current, minimum and maximum frequency, hardware range, the userspace setspeed\n"
+       "and the number of available frequencies.\n"},
+      {CommandId::kFreqSet, {"freq", "set"}, {},
+       {cpuOption("change"),
+        {"min", 0, true, "FREQ", "lowest frequency the governor may choose"},
+        {"max", 0, true, "FREQ", "highest frequency the governor may choose"},
+        {"speed", 0, true, "FREQ",
+         "fixed frequency (userspace governor; under intel_pstate min = max = FREQ)"}},
+       "set frequency limits or a fixed speed (admin)",
+       "Sets scaling_min_freq/scaling_max_freq, or a fixed speed, on the policies of the\n"
+       "selected CPUs. Give at least one of --min, --max, --speed. Needs the admin role\n"
+       "(root or group nodekeeper).\n"},
+      {CommandId::kGovernorGet, {"governor", "get"}, {}, {cpuOption("show")},
+       "the cpufreq governor of each policy and the ones available",
+       "Lists the governor of each cpufreq policy and the governors it offers.\n"},
+      {CommandId::kGovernorSet, {"governor", "set"}, {"NAME"}, {cpuOption("change")},
+       "set the cpufreq governor (admin)",
+       "Sets the cpufreq governor (e.g. performance, powersave, ondemand, schedutil,\n"
+       "userspace) on the policies of the selected CPUs. Needs the admin role.\n"},
+      {CommandId::kPowerCapGet, {"power", "cap", "get"}, {}, {},
+       "RAPL package power caps",
+       "Lists the RAPL power cap (long-term constraint) of each package.\n"},
+      {CommandId::kPowerCapSet, {"power", "cap", "set"}, {"LIMIT"}, {packageOption("cap")},
+       "set and enable a package power cap, e.g. 45W (admin)",
+       "Sets the RAPL power limit of the selected packages to LIMIT (e.g. 45W or\n"
+       "45000mW) and enables it. Needs the admin role.\n"},
+      {CommandId::kPowerCapDisable, {"power", "cap", "disable"}, {}, {packageOption("uncap")},
+       "turn package power caps off (admin)",
+       "Disables the RAPL power limit of the selected packages. Needs the admin role.\n"},
+      {CommandId::kPolicyGet, {"policy", "get"}, {}, {},
+       "the node's energy policy and the ones available",
+       "Shows the energy policy the daemon runs (performance, powersave, ondemand,\n"
+       "thermal-aware, ...) and the available ones.\n"},
+      {CommandId::kPolicySet, {"policy", "set"}, {"NAME"}, {},
+       "select the node's energy policy (admin)",
+       "Selects the node's energy policy. Needs the admin role.\n"},
+      {CommandId::kWhoAmI, {"whoami"}, {}, {},
+       "your identity and role as the daemon sees them",
+       "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"
+       "the socket's peer credentials.\n"},
+  };
+}
+
+const CommandSpec* CommandTable::find(const std::vector<std::string>& path) const {
+  for (const auto& command : commands_)
+    if (command.path == path) return &command;
+  return nullptr;
+}
+
+bool CommandTable::isGroup(const std::vector<std::string>& prefix) const {
+  return std::any_of(commands_.begin(), commands_.end(), [&](const CommandSpec& command) {
+    return command.path.size() > prefix.size() && startsWith(command.path, prefix);
+  });
+}
+
+std::vector<std::string> CommandTable::nextWords(const std::vector<std::string>& prefix) const {
+  std::vector<std::string> words;
+  for (const auto& command : commands_) {
+    if (command.path.size() <= prefix.size() || !startsWith(command.path, prefix)) continue;
+    const std::string& word = command.path[prefix.size()];
+    if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+  }
+  return words;
+}
+
+std::string CommandTable::mainHelp() const {
+  std::string out = "usage: nodekeeper [OPTIONS] COMMAND [ARGS]\n\n"
+                    "Monitors and controls this node's CPU frequency, power caps and energy\n"
+                    "policy through nodekeeperd.\n\nCommands:\n";
+  size_t width = 0;
+  for (const auto& command : commands_) width = std::max(width, command.name().size());
+  for (const auto& command : commands_)
+    out += "  " + command.name() + std::string(width - command.name().size() + 2, ' ') + command.summary + "\n";
+  out += "\nOptions (also accepted after the command):\n" + optionLines(global_options_);
+  out += "\n" + std::string(kUnitsNote);
+  out += "Run 'nodekeeper COMMAND --help' for a command's options.\n";
+  return out;
+}
+
+std::string CommandTable::groupHelp(const std::vector<std::string>& prefix) const {
+  std::string group = join(prefix, " ");
+  std::string out = "usage: nodekeeper [OPTIONS] " + group + " SUBCOMMAND [ARGS]\n\nSubcommands:\n";
+  size_t width = 0;
+  for (const auto& command : commands_)
+    if (startsWith(command.path, prefix)) width = std::max(width, command.name().size());
+  for (const auto& command : commands_) {
+    if (!startsWith(command.path, prefix)) continue;
+    out += "  " + command.name() + std::string(width - command.name().size() + 2, ' ') + command.summary + "\n";
+  }
+  out += "\nRun 'nodekeeper " + group + " SUBCOMMAND --help' for its options.\n";
+  return out;
+}
+
+std::string CommandTable::commandHelp(const CommandSpec& command) const {
+  std::string out = usageLine(command) + "\n" + command.description;
+  if (!command.options.empty()) out += "\nOptions:\n" + optionLines(command.options);
+  out += "\nGlobal options:\n" + optionLines(global_options_);
+  // Only where a frequency, power or list is typed in.
+  bool takes_units = command.id == CommandId::kPowerCapSet;
+  for (const auto& option : command.options)
+    takes_units = takes_units || option.value_name == "LIST" || option.value_name == "FREQ";
+  if (takes_units) out += "\n" + std::string(kUnitsNote);
+  return out;
+}
+
+}  // namespace nk::cli
