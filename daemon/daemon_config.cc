@@ -22,8 +22,11 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
     return invalidArgument(where(source, error.source()) + ": " + std::string(error.description()));
   }
   DaemonConfig config;
-  for (const auto& [key, node] : table) {
-    std::string name(key.str());
+  for (const auto& entry : table) {
+    // Named, not a structured binding: clang 14 (the fuzzer build) cannot
+    // capture those in lambdas.
+    const toml::node& node = entry.second;
+    std::string name(entry.first.str());
     std::string at = where(source, node.source());
     auto needString = [&](std::optional<std::string>& field) -> Status {
       if (!node.is_string()) return invalidArgument(at + ": '" + name + "' must be a string");
@@ -46,11 +49,14 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       if (!node.is_boolean()) status = invalidArgument(at + ": 'emulate' must be true or false");
       else config.emulate = *node.value<bool>();
     } else if (name == "telemetry_interval_ms") {
-      auto value = node.value<int64_t>();
-      if (!node.is_integer() || !value) status = invalidArgument(at + ": 'telemetry_interval_ms' must be an integer");
-      else if (*value < 10 || *value > 60000)
-        status = invalidArgument(at + ": telemetry_interval_ms must be between 10 and 60000, not " + std::to_string(*value));
-      else config.telemetry_interval_ms = static_cast<uint32_t>(*value);
+      // as_integer, not value<int64_t>: the latter converts floats, with
+      // undefined behaviour for huge ones (found by the fuzzer).
+      const auto* integer = node.as_integer();
+      if (!integer) status = invalidArgument(at + ": 'telemetry_interval_ms' must be an integer");
+      else if (integer->get() < 10 || integer->get() > 60000)
+        status = invalidArgument(at + ": telemetry_interval_ms must be between 10 and 60000, not " +
+                                 std::to_string(integer->get()));
+      else config.telemetry_interval_ms = static_cast<uint32_t>(integer->get());
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, profile, sysfs_root, log_level, "
