@@ -1,5 +1,7 @@
 #include "unix_socket_server.h"
 
+#include <pthread.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -104,6 +106,7 @@ UnixSocketServer::UnixSocketServer(PrivateTag, std::filesystem::path path, int l
 UnixSocketServer::~UnixSocketServer() { shutdown(); }
 
 void UnixSocketServer::acceptLoop() {
+  pthread_setname_np(pthread_self(), "nk-accept");
   pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_pipe_[0], POLLIN, 0}};
   while (!stopping_) {
     int ready = poll(fds, 2, -1);

@@ -1,5 +1,7 @@
 #include "telemetry_sampler.h"
 
+#include <pthread.h>
+
 #include <time.h>
 
 #include <algorithm>
@@ -60,6 +62,7 @@ void TelemetrySampler::stop() {
 }
 
 void TelemetrySampler::run() {
+  pthread_setname_np(pthread_self(), "nk-sampler");
   auto next = std::chrono::steady_clock::now() + interval_;
   std::unique_lock lock(run_mutex_);
   while (!stopping_) {

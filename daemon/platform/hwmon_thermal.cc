@@ -80,8 +80,8 @@ Result<std::vector<TemperatureReading>> HwmonThermal::read() {
   if (known_.empty() || ++reads_since_discovery_ >= kRediscoverEveryReads) return discover();
   std::vector<TemperatureReading> readings;
   readings.reserve(known_.size());
-  for (const KnownInput& known : known_) {
-    auto millidegrees = SysfsFile::readInt64(known.input);
+  for (KnownInput& known : known_) {
+    auto millidegrees = known.input.readInt64();
     if (!millidegrees) return discover();
     readings.push_back(known.reading);
     readings.back().celsius = static_cast<double>(*millidegrees) / 1000.0;
@@ -144,7 +144,7 @@ Result<std::vector<TemperatureReading>> HwmonThermal::discover() {
     for (size_t i = 0; i < chip.readings.size(); ++i) {
       chip.readings[i].package = chip.package;
       readings.push_back(chip.readings[i]);
-      if (failures.empty()) known_.push_back({chip.readings[i], chip.inputs[i]});
+      if (failures.empty()) known_.push_back({chip.readings[i], HeldSysfsFile(chip.inputs[i])});
     }
   }
   if (readings.empty()) {

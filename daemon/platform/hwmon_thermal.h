@@ -1,7 +1,9 @@
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
+#include "held_sysfs_file.h"
 #include "thermal_sensors.h"
 
 namespace nk {
@@ -21,7 +23,7 @@ class HwmonThermal final : public ThermalSensors {
   Result<std::vector<TemperatureReading>> discover();
   struct KnownInput {
     TemperatureReading reading;  // all but celsius
-    std::filesystem::path input;
+    HeldSysfsFile input;
   };
   std::filesystem::path hwmon_dir_;
   std::vector<KnownInput> known_;

@@ -139,7 +139,10 @@ Result<CpuFreqPolicy> SysfsCpuFreq::readPolicy(uint32_t policy) {
 }
 
 Result<uint64_t> SysfsCpuFreq::readCurrentKhz(uint32_t policy) {
-  return SysfsFile::readUint64(policyDir(policy) / "scaling_cur_freq");
+  std::lock_guard lock(current_mutex_);
+  auto it = current_.find(policy);
+  if (it == current_.end()) it = current_.emplace(policy, HeldSysfsFile(policyDir(policy) / "scaling_cur_freq")).first;
+  return it->second.readUint64();
 }
 
 Status SysfsCpuFreq::setMinKhz(uint32_t policy, uint64_t khz) {

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "cpu_freq.h"
+#include "held_sysfs_file.h"
 
 namespace nk {
 
@@ -25,6 +28,8 @@ class SysfsCpuFreq final : public CpuFreq {
   std::filesystem::path policyDir(uint32_t policy) const;
   std::filesystem::path cpufreq_dir_;
   std::filesystem::path intel_pstate_status_;
+  std::mutex current_mutex_;
+  std::map<uint32_t, HeldSysfsFile> current_;  // scaling_cur_freq per policy
 };
 
 }  // namespace nk

@@ -8,14 +8,17 @@ namespace {
 
 // Since the PLATYPUS side channel (CVE-2020-8694) the kernel makes energy_uj
 // 0400 root; say so, since "Permission denied" alone sends people hunting.
-Result<uint64_t> readEnergy(const std::filesystem::path& zone_dir) {
-  auto energy = SysfsFile::readUint64(zone_dir / "energy_uj");
+Result<uint64_t> explainEnergyError(Result<uint64_t> energy) {
   if (!energy && energy.error().code == ErrorCode::kPermissionDenied) {
     Error error = energy.error();
     error.message += " (RAPL energy is readable by root only)";
     return error;
   }
   return energy;
+}
+
+Result<uint64_t> readEnergy(const std::filesystem::path& zone_dir) {
+  return explainEnergyError(SysfsFile::readUint64(zone_dir / "energy_uj"));
 }
 
 }  // namespace
@@ -69,7 +72,12 @@ Result<std::vector<RaplZone>> SysfsRapl::readZones() {
   return zones;
 }
 
-Result<uint64_t> SysfsRapl::readEnergyUj(uint32_t zone) { return readEnergy(zoneDir(zone)); }
+Result<uint64_t> SysfsRapl::readEnergyUj(uint32_t zone) {
+  std::lock_guard lock(energy_mutex_);
+  auto it = energy_.find(zone);
+  if (it == energy_.end()) it = energy_.emplace(zone, HeldSysfsFile(zoneDir(zone) / "energy_uj")).first;
+  return explainEnergyError(it->second.readUint64());
+}
 
 Status SysfsRapl::setPowerLimitUw(uint32_t zone, uint64_t microwatts) {
   return SysfsFile::write(zoneDir(zone) / "constraint_0_power_limit_uw", microwatts);

@@ -1,7 +1,10 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 
+#include "held_sysfs_file.h"
 #include "power_meter.h"
 
 namespace nk {
@@ -19,6 +22,8 @@ class SysfsRapl final : public PowerMeter {
  private:
   std::filesystem::path zoneDir(uint32_t zone) const;
   std::filesystem::path powercap_dir_;
+  std::mutex energy_mutex_;
+  std::map<uint32_t, HeldSysfsFile> energy_;  // energy_uj per zone
 };
 
 }  // namespace nk

@@ -1,5 +1,9 @@
 #include "emulated_node.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+
 #include <cstdio>
 
 #include <algorithm>
@@ -111,6 +115,7 @@ EmulatedNode::~EmulatedNode() {
   }
   stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (model_fd_ >= 0) ::close(model_fd_);
 }
 
 std::filesystem::path EmulatedNode::sysfsRoot() const { return options_.state_dir / "sysfs"; }
@@ -129,6 +134,7 @@ EmulatedNode::ModelSnapshot EmulatedNode::modelSnapshot() const {
 }
 
 void EmulatedNode::run() {
+  pthread_setname_np(pthread_self(), "nk-emulator");
   using Clock = std::chrono::steady_clock;
   const auto interval = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options_.update_interval_s));
@@ -228,8 +234,9 @@ void EmulatedNode::iterate(double dt_s, bool read_all_controls, bool sample_load
 }
 
 void EmulatedNode::writeModelFile() {
-  // Called with mutex_ held. Written aside and renamed so readers never see
-  // half a file.
+  // Called with mutex_ held. Rewritten in place through a held descriptor,
+  // like the sysfs outputs, because a create-and-rename every update cost
+  // more than the rest of the update together.
   std::string text = "seq " + std::to_string(snapshot_.update_seq) + "\n";
   char line[160];
   std::snprintf(line, sizeof line, "elapsed_s %.6f\n", snapshot_.elapsed_s);
@@ -240,13 +247,10 @@ void EmulatedNode::writeModelFile() {
                   snapshot_.package_power_w[package]);
     text += line;
   }
-  std::filesystem::path tmp = options_.model_file;
-  tmp += ".tmp";
-  if (FILE* f = std::fopen(tmp.c_str(), "w")) {
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    std::rename(tmp.c_str(), options_.model_file.c_str());
-  }
+  if (model_fd_ < 0) model_fd_ = ::open(options_.model_file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (model_fd_ < 0) return;
+  if (::pwrite(model_fd_, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()))
+    (void)!::ftruncate(model_fd_, static_cast<off_t>(text.size()));
 }
 
 void EmulatedNode::updateCap(uint32_t package) {
