@@ -120,8 +120,6 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
   }
   if (options.emulate && options.sysfs_root != "/")
     return invalidArgument("--emulate and --sysfs-root exclude each other (the emulated node has its own sysfs tree)");
-  if (!options.profile.empty() && !options.emulate)
-    return invalidArgument("a profile is only used with --emulate");
   return options;
 }
 

@@ -39,8 +39,18 @@ class NodeDaemonTest : public ::testing::Test {
   }
 
   ProcessResult cli(std::vector<std::string> args, std::optional<uid_t> as = std::nullopt) {
-    args.insert(args.begin(), {cliPath(), "--socket", daemon_.socket().string()});
+    args.insert(args.begin(), {as ? cliForOtherUsers() : cliPath(), "--socket", daemon_.socket().string()});
     return runProgram(args, as);
+  }
+  // The build tree may sit in a directory other users cannot enter (a clone
+  // in a 0700 temp dir): they run a copy from the shared test directory.
+  std::string cliForOtherUsers() {
+    auto copy = dir_ / "nodekeeper";
+    if (!std::filesystem::exists(copy)) {
+      std::filesystem::copy_file(cliPath(), copy);
+      std::filesystem::permissions(copy, std::filesystem::perms(0755));
+    }
+    return copy.string();
   }
   std::filesystem::path policyFile(int policy, const std::string& file) {
     return daemon_.sysfs() / "devices/system/cpu/cpufreq" / ("policy" + std::to_string(policy)) / file;

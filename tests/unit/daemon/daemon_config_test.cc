@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
+
 #include "daemon_options.h"
 
 namespace nk {
@@ -82,6 +86,35 @@ TEST(DaemonOptions, RejectsBadFlags) {
   EXPECT_FALSE(DaemonOptions::fromCommandLine(both).ok());
   const char* interval[] = {"nodekeeperd", "--telemetry-interval-ms", "5"};
   EXPECT_FALSE(DaemonOptions::fromCommandLine(interval).ok());
+}
+
+// The shipped example config documents every key with its default, commented
+// out. Uncommented, it must parse and agree with the built-in defaults.
+TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
+  std::ifstream in(NK_SOURCE_ROOT "/systemd/nodekeeperd.toml");
+  ASSERT_TRUE(in) << "cannot open the example config";
+  std::stringstream uncommented;
+  std::regex setting(R"(^#([a-z_]+ = .*)$)");
+  std::string line;
+  int settings = 0;
+  while (std::getline(in, line)) {
+    std::smatch match;
+    if (std::regex_match(line, match, setting)) {
+      uncommented << match[1] << "\n";
+      ++settings;
+    }
+  }
+  EXPECT_EQ(settings, 8);
+  auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  DaemonOptions defaults;
+  EXPECT_EQ(*config->socket, defaults.socket_path.string());
+  EXPECT_EQ(*config->state_dir, defaults.state_dir.string());
+  EXPECT_EQ(*config->emulate, defaults.emulate);
+  EXPECT_EQ(*config->sysfs_root, defaults.sysfs_root.string());
+  EXPECT_EQ(*config->telemetry_interval_ms, defaults.telemetry_interval_ms);
+  EXPECT_EQ(*config->admin_group, defaults.admin_group);
+  EXPECT_EQ(*config->log_level, "info");
 }
 
 }  // namespace
