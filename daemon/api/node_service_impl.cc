@@ -94,8 +94,13 @@ grpc::Status NodeServiceImpl::StreamTelemetry(grpc::ServerContext* context, cons
   auto interval = std::chrono::milliseconds(interval_ms);
   bool faster_than_sampler = interval < node_.telemetry().interval();
   auto next = std::chrono::steady_clock::now();
+  uint64_t last_seq = 0;
   while (!context->IsCancelled()) {
-    auto sample = faster_than_sampler ? node_.telemetry().sampleNow() : node_.telemetry().latest();
+    auto sample = node_.telemetry().latest();
+    // Never send the same sample twice: when the stream's clock runs ahead
+    // of the sampler's (or faster), read the hardware now.
+    if (faster_than_sampler || sample->seq == last_seq) sample = node_.telemetry().sampleNow();
+    last_seq = sample->seq;
     v1::TelemetrySnapshot snapshot;
     toProto(*sample, &snapshot);
     if (!writer->Write(snapshot)) break;
