@@ -178,18 +178,23 @@ int CommandRunner::freqGet(const Invocation& invocation, NodeClient& client, boo
   return 0;
 }
 
+// What the daemon did, then the policies as they are now.
+int CommandRunner::showFrequencyReply(const Invocation& invocation, const nodekeeper::v1::FrequencyPolicies& reply) {
+  if (invocation.global.json) {
+    out_ << ControlFormatter::frequencyReplyJson(reply);
+    return 0;
+  }
+  if (!reply.message().empty()) out_ << reply.message() << "\n\n";
+  out_ << ControlFormatter::policiesText(reply);
+  return 0;
+}
+
 int CommandRunner::freqSet(const Invocation& invocation, NodeClient& client) {
   auto request = RequestBuilder::frequencyLimits(invocation);
   if (!request) return fail(request.error().message);
   auto reply = client.setFrequencyLimits(*request);
   if (!reply) return fail(reply.error().message);
-  if (invocation.global.json) {
-    out_ << ControlFormatter::frequencyReplyJson(*reply);
-    return 0;
-  }
-  if (!reply->message().empty()) out_ << reply->message() << "\n\n";
-  out_ << ControlFormatter::policiesText(*reply);
-  return 0;
+  return showFrequencyReply(invocation, *reply);
 }
 
 int CommandRunner::governorSet(const Invocation& invocation, NodeClient& client) {
@@ -197,13 +202,7 @@ int CommandRunner::governorSet(const Invocation& invocation, NodeClient& client)
   if (!request) return fail(request.error().message);
   auto reply = client.setGovernor(*request);
   if (!reply) return fail(reply.error().message);
-  if (invocation.global.json) {
-    out_ << ControlFormatter::frequencyReplyJson(*reply);
-    return 0;
-  }
-  if (!reply->message().empty()) out_ << reply->message() << "\n\n";
-  out_ << ControlFormatter::policiesText(*reply);
-  return 0;
+  return showFrequencyReply(invocation, *reply);
 }
 
 int CommandRunner::powerCapGet(const Invocation& invocation, NodeClient& client) {

@@ -3,6 +3,10 @@
 #include <iosfwd>
 #include <string>
 
+namespace nodekeeper::v1 {
+class FrequencyPolicies;
+}
+
 namespace nk::cli {
 
 struct Invocation;
@@ -21,6 +25,7 @@ class CommandRunner {
   int status(const Invocation& invocation, NodeClient& client);
   int watch(const Invocation& invocation, NodeClient& client);
   int freqGet(const Invocation& invocation, NodeClient& client, bool governors_only);
+  int showFrequencyReply(const Invocation& invocation, const nodekeeper::v1::FrequencyPolicies& reply);
   int freqSet(const Invocation& invocation, NodeClient& client);
   int governorSet(const Invocation& invocation, NodeClient& client);
   int powerCapGet(const Invocation& invocation, NodeClient& client);

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+
+namespace nk {
+
+enum class FrequencyRelation {
+  kLowestAtOrAbove,   // CPUFREQ_RELATION_L
+  kHighestAtOrBelow,  // CPUFREQ_RELATION_H
+  kClosest,           // CPUFREQ_RELATION_C (ties go to the lower frequency)
+};
+
+// drivers/cpufreq/cpufreq_ondemand.c defaults.
+struct OndemandTunables {
+  uint32_t up_threshold = 80;          // DEF_FREQUENCY_UP_THRESHOLD
+  uint32_t sampling_down_factor = 1;   // DEF_SAMPLING_DOWN_FACTOR
+  // od_update() asks for RELATION_C on the proportional path.
+  FrequencyRelation relation = FrequencyRelation::kClosest;
+};
+
+// The seed leaves omega, E, K1, K2 and the "E ~ 0" band to be "evaluated
+// empirically"; these are our values, see thermal_aware_policy.cc.
+struct ThermalAwareTunables {
+  double omega = 0.5;            // eq. 6 moving-average coefficient
+  uint32_t window = 4;           // eq. 6 E, at most WorkloadPredictor::kMaxWindow
+  bool normalise_ewma = false;   // true: divide eq. 6 by the sum of its weights
+  double k1 = 8.0;               // eq. 7, 8
+  double k2 = 1.0;               // eq. 9
+  double delta_f_khz = 0.0;      // eq. 7, 8 step; 0 = smallest table step, else 100 MHz
+  double error_band_pct = 2.0;   // |E| at or below this counts as E ~ 0 (eq. 7)
+  // eq. 10 sums the error of the last error_window intervals; 0 = every
+  // interval since the last DCT step, as printed in the seed.
+  uint32_t error_window = 1;
+  // Not in the seed: when DCT changes D, scale every thread's frequency by
+  // D_old / D_new so that the app's power stays put instead of jumping by
+  // a whole thread and waiting for eq. 8 to take it back.
+  bool dct_feed_forward = true;
+};
+
+struct PolicyConfig {
+  double dct_interval_s = 0.5;   // dT_DCT
+  uint32_t dvfs_per_dct = 10;    // N: dT_DVFS = dT_DCT / N
+  OndemandTunables ondemand;
+  ThermalAwareTunables thermal;
+
+  double dvfsIntervalS() const { return dvfs_per_dct ? dct_interval_s / dvfs_per_dct : dct_interval_s; }
+};
+
+}  // namespace nk
