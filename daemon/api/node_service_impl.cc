@@ -105,10 +105,11 @@ grpc::Status NodeServiceImpl::StreamTelemetry(grpc::ServerContext* context, cons
     toProto(*sample, &snapshot);
     if (!writer->Write(snapshot)) break;
     next += interval;
-    // Sleep in short slices so that cancellation and shutdown are prompt.
+    // Sleep in slices well under the server's 500 ms shutdown grace, so that
+    // cancellation and shutdown are prompt, but no more often than that.
     while (!context->IsCancelled() && std::chrono::steady_clock::now() < next)
       std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          next - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
+          next - std::chrono::steady_clock::now(), std::chrono::milliseconds(200)));
   }
   return grpc::Status::OK;
 }
