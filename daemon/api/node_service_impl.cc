@@ -96,10 +96,12 @@ grpc::Status NodeServiceImpl::StreamTelemetry(grpc::ServerContext* context, cons
   auto next = std::chrono::steady_clock::now();
   uint64_t last_seq = 0;
   while (!context->IsCancelled()) {
-    auto sample = node_.telemetry().latest();
-    // Never send the same sample twice: when the stream's clock runs ahead
-    // of the sampler's (or faster), read the hardware now.
-    if (faster_than_sampler || sample->seq == last_seq) sample = node_.telemetry().sampleNow();
+    // Never send the same sample twice. At or below the sampler's rate,
+    // wait for its next sample; faster, or if the sampler is stuck, read
+    // the hardware now.
+    std::shared_ptr<const TelemetrySample> sample;
+    if (!faster_than_sampler) sample = node_.telemetry().waitForNewer(last_seq, node_.telemetry().interval());
+    if (!sample) sample = node_.telemetry().sampleNow();
     last_seq = sample->seq;
     v1::TelemetrySnapshot snapshot;
     toProto(*sample, &snapshot);

@@ -73,6 +73,7 @@ void TelemetrySampler::run() {
       std::lock_guard guard(latest_mutex_);
       latest_ = std::move(sample);
     }
+    latest_cv_.notify_all();
     lock.lock();
     next += interval_;
     auto now = std::chrono::steady_clock::now();
@@ -82,6 +83,13 @@ void TelemetrySampler::run() {
 
 std::shared_ptr<const TelemetrySample> TelemetrySampler::latest() const {
   std::lock_guard lock(latest_mutex_);
+  return latest_;
+}
+
+std::shared_ptr<const TelemetrySample> TelemetrySampler::waitForNewer(uint64_t seq,
+                                                                     std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(latest_mutex_);
+  if (!latest_cv_.wait_for(lock, timeout, [&] { return latest_ && latest_->seq > seq; })) return nullptr;
   return latest_;
 }
 

@@ -31,6 +31,10 @@ class TelemetrySampler {
 
   std::shared_ptr<const TelemetrySample> latest() const;
   std::shared_ptr<const TelemetrySample> sampleNow();
+  // The latest sample once its seq exceeds `seq`, waiting up to `timeout`
+  // for the sampler; nullptr if none came. Lets streams follow the sampler
+  // instead of reading the hardware a second time.
+  std::shared_ptr<const TelemetrySample> waitForNewer(uint64_t seq, std::chrono::milliseconds timeout) const;
   // Re-read policy limits and governors at the next sample (after a write).
   void invalidatePolicies() { policies_stale_ = true; }
   // Monotonic time of the sampler's last periodic sample, for the watchdog.
@@ -64,6 +68,7 @@ class TelemetrySampler {
   std::atomic<bool> policies_stale_{true};
 
   mutable std::mutex latest_mutex_;
+  mutable std::condition_variable latest_cv_;
   std::shared_ptr<const TelemetrySample> latest_;
 
   std::atomic<int64_t> last_periodic_ns_{0};
