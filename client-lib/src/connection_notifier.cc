@@ -1,0 +1,28 @@
+#include "connection_notifier.h"
+
+#include <utility>
+
+namespace nk::client {
+
+ConnectionNotifier::ConnectionNotifier(std::string socket_path) : socket_path_(std::move(socket_path)) {}
+
+// A successful registration. Quiet on the first one: a managed program's
+// output does not change. After an unmanaged spell, one line.
+std::optional<std::string> ConnectionNotifier::connected() {
+  State before = std::exchange(state_, State::kManaged);
+  if (before == State::kUnmanaged) return "nodekeeper: connected to nodekeeperd at " + socket_path_ + "; managed";
+  return std::nullopt;
+}
+
+// A failed attempt or a lost session: one line on the way to unmanaged,
+// nothing while it stays so (the retries are silent).
+std::optional<std::string> ConnectionNotifier::failed(const std::string& reason) {
+  State before = std::exchange(state_, State::kUnmanaged);
+  if (before == State::kStarting)
+    return "nodekeeper: nodekeeperd not reachable at " + socket_path_ + " (" + reason + "); running unmanaged";
+  if (before == State::kManaged)
+    return "nodekeeper: lost nodekeeperd at " + socket_path_ + " (" + reason + "); running unmanaged";
+  return std::nullopt;
+}
+
+}  // namespace nk::client

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nk {
+
+// One registered thread of an app; verified under /proc/<pid>/task/.
+struct AppThreadRecord {
+  pid_t tid = 0;
+  uint32_t omp_thread_num = 0;
+  std::vector<uint32_t> affinity;  // host CPUs; empty: not pinned by nodekeeper
+};
+
+// What the daemon has decided for an app. `seq` grows with every change, so
+// a control stream knows whether it has sent the latest one.
+struct AppDecisionRecord {
+  uint64_t seq = 0;
+  uint32_t thread_count = 0;  // D for the next parallel region
+};
+
+// A registered app as the registry holds it (copies are handed out).
+struct AppRecord {
+  uint64_t id = 0;
+  pid_t pid = 0;
+  uid_t uid = 0;
+  uint64_t start_time = 0;       // of pid, to tell a reused pid apart
+  std::string name;
+  uint64_t power_budget_mw = 0;  // 0: none
+  std::string policy;            // empty: the node's policy
+  uint32_t max_threads = 0;
+  std::vector<AppThreadRecord> threads;
+  AppDecisionRecord decision;
+  uint32_t reported_team_size = 0;  // last AppReport
+  bool control_attached = false;    // a Control stream is open
+};
+
+// The input of AppRegistry::registerApp; identity comes from the caller's
+// credentials, never from here.
+struct AppRegistration {
+  std::string name;
+  uint64_t power_budget_mw = 0;  // 0: none
+  uint32_t max_threads = 0;      // 0: the node's core count
+  std::string policy;
+};
+
+}  // namespace nk

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app_record.h"
+#include "common/result.h"
+#include "node/access_policy.h"
+#include "process_inspector.h"
+
+namespace nk {
+
+// The apps taking part in energy management: registration from the caller's
+// kernel credentials, verified threads, power budgets, the decision D that
+// the app's control stream carries, and liveness. Thread safe.
+class AppRegistry {
+ public:
+  struct Options {
+    // The node's power cap in mW (sum of the package caps), read at each
+    // check because the admin may change it; nullopt: no cap known.
+    std::function<std::optional<uint64_t>()> node_power_cap_mw;
+    // max_threads of an app that does not say.
+    uint32_t default_max_threads = 1;
+    // Called (outside the lock) for every app that leaves the registry, by
+    // whatever path, so that its controls can be restored.
+    std::function<void(const AppRecord&)> on_removed;
+  };
+
+  AppRegistry(const AccessPolicy& access, std::unique_ptr<ProcessInspector> inspector, Options options);
+  ~AppRegistry();
+  AppRegistry(const AppRegistry&) = delete;
+  AppRegistry& operator=(const AppRegistry&) = delete;
+
+  Result<AppRecord> registerApp(const PeerCredentials& caller, const AppRegistration& registration);
+  Result<AppRecord> unregisterApp(const PeerCredentials& caller, uint64_t app_id);
+  Status registerThread(const PeerCredentials& caller, uint64_t app_id, pid_t tid, uint32_t omp_thread_num = 0);
+  Status unregisterThread(const PeerCredentials& caller, uint64_t app_id, pid_t tid);
+  // Signed so that a negative request is told apart from a huge one.
+  Result<AppRecord> setPowerBudget(const PeerCredentials& caller, uint64_t app_id, int64_t power_budget_mw);
+
+  std::vector<AppRecord> list() const;
+  std::optional<AppRecord> find(uint64_t app_id) const;
+  std::optional<AppRecord> findByPid(pid_t pid) const;
+
+  // Removes apps whose process is gone (or whose pid now names another
+  // process) and returns them. The daemon calls it periodically.
+  std::vector<AppRecord> reapDead();
+
+  // Sets D (the energy manager's decision), 1 <= D <= max_threads, and wakes
+  // the app's control stream.
+  Status setThreadCount(uint64_t app_id, uint32_t thread_count);
+
+  // Control stream. Only the app's own process may attach, once at a time.
+  Result<AppRecord> attachControl(const PeerCredentials& caller, uint64_t app_id);
+  // Blocks until the app's decision is newer than `after_seq` (returns it),
+  // or the app is gone or detached, or `timeout` passes (returns nullopt;
+  // then `gone` tells whether the stream should end).
+  std::optional<AppDecisionRecord> waitDecision(uint64_t app_id, uint64_t after_seq,
+                                                std::chrono::milliseconds timeout, bool* gone);
+  // The app's report: the size of its last parallel region.
+  Status report(uint64_t app_id, uint32_t team_size);
+  // The stream ended: the app is unregistered (that is how the daemon learns
+  // of its death at once). Returns the removed app, if it was still there.
+  std::optional<AppRecord> endControl(uint64_t app_id);
+
+ private:
+  Status checkBudget(int64_t power_budget_mw, bool zero_allowed) const;
+  // OK for the owner (same uid) or an admin; PERMISSION_DENIED naming `action`.
+  Status requireOwnerOrAdmin(const PeerCredentials& caller, const AppRecord& app, const std::string& action) const;
+  void notifyRemoved(const std::vector<AppRecord>& removed) const;
+
+  const AccessPolicy& access_;
+  std::unique_ptr<ProcessInspector> inspector_;
+  Options options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<uint64_t, AppRecord> apps_;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace nk

@@ -1,0 +1,56 @@
+#include "client_options.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace nk::client {
+namespace {
+
+std::map<std::string, std::string> g_env;
+const char* fakeGetenv(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+TEST(ClientOptions, Defaults) {
+  g_env.clear();
+  auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_EQ(options.socket_path, "/run/nodekeeper/nodekeeperd.sock");
+  EXPECT_EQ(options.power_budget_mw, 0u);
+  EXPECT_FALSE(options.debug);
+  EXPECT_TRUE(options.forced_thread_counts.empty());
+  EXPECT_TRUE(options.warnings.empty());
+}
+
+TEST(ClientOptions, ReadsTheEnvironment) {
+  g_env = {{"NODEKEEPER_SOCKET", "/tmp/nk.sock"},
+           {"NODEKEEPER_POWER_BUDGET_MW", "15000"},
+           {"NK_DEBUG", "1"},
+           {"NK_TEST_FORCE_THREADS", "3,2"}};
+  auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_EQ(options.socket_path, "/tmp/nk.sock");
+  EXPECT_EQ(options.power_budget_mw, 15000u);
+  EXPECT_TRUE(options.debug);
+  EXPECT_EQ(options.forced_thread_counts, (std::vector<uint32_t>{3, 2}));
+  EXPECT_TRUE(options.warnings.empty());
+}
+
+TEST(ClientOptions, BadBudgetIsOneWarningAndIgnored) {
+  g_env = {{"NODEKEEPER_POWER_BUDGET_MW", "12W"}};
+  auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_EQ(options.power_budget_mw, 0u);
+  ASSERT_EQ(options.warnings.size(), 1u);
+  EXPECT_EQ(options.warnings[0].rfind("nodekeeper: ignoring NODEKEEPER_POWER_BUDGET_MW=\"12W\": ", 0), 0u);
+}
+
+TEST(ClientOptions, BadForcedCountsAreIgnored) {
+  g_env = {{"NK_TEST_FORCE_THREADS", "3,x"}};
+  auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_TRUE(options.forced_thread_counts.empty());
+  EXPECT_EQ(options.warnings.size(), 1u);
+}
+
+}  // namespace
+}  // namespace nk::client
