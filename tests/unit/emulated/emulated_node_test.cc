@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "temp_dir.h"
+#include "test_profiles.h"
 
 namespace nk {
 namespace {
@@ -212,16 +213,7 @@ TEST_F(EmulatedNodeTest, RestartKeepsControlsAndContinuesTheEnergyCounter) {
 }
 
 TEST_F(EmulatedNodeTest, IntelPstateLaptopRuns) {
-  NodeProfile p = NodeProfile::xeonE5_2630();
-  p.name = "laptop";
-  p.packages = 1;
-  p.cores_per_package = 4;
-  p.threads_per_core = 2;
-  p.driver = "intel_pstate";
-  p.governors = {"performance", "powersave"};
-  p.default_governor = "powersave";
-  p.frequencies_khz.clear();
-  for (uint64_t khz = 800000; khz <= 3600000; khz += 100000) p.frequencies_khz.push_back(khz);
+  NodeProfile p = test::laptopProfile();
   auto node = start(p);
   ASSERT_TRUE(node);
   node->setExtraUtilisation(1, 1.0);
