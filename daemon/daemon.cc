@@ -11,7 +11,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "api/apps_service_impl.h"
 #include "api/node_service_impl.h"
+#include "apps/app_registry.h"
+#include "apps/energy_manager.h"
+#include "apps/node_power_cap.h"
+#include "apps/proc_process_inspector.h"
+#include "energy/policy_registry.h"
 #include "api/unix_socket_server.h"
 #include "node/access_policy.h"
 #include "node/node_controller.h"
@@ -23,6 +29,7 @@
 #include "platform/hwloc_topology.h"
 #include "platform/hwmon_thermal.h"
 #include "platform/libsensors_thermal.h"
+#include "platform/sched_thread_affinity.h"
 #include "platform/sysfs_cpu_freq.h"
 #include "platform/sysfs_rapl.h"
 
@@ -151,8 +158,32 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
 
   NodeServiceImpl::Info info{hostName(), options.emulate, profile_name};
   daemon->services_.push_back(std::make_unique<NodeServiceImpl>(*daemon->node_, *daemon->access_, info));
+  AppRegistry::Options registry;
+  NodeController* node_controller = daemon->node_.get();
+  registry.node_power_cap_mw = [node_controller]() -> std::optional<uint64_t> {
+    auto zones = node_controller->powerCaps();
+    if (!zones) return std::nullopt;
+    return NodePowerCap::sumMw(*zones);
+  };
+  registry.default_max_threads = static_cast<uint32_t>(daemon->node_->topology().cores.size());
+  for (std::string_view name : PolicyRegistry::names()) registry.policies.emplace_back(name);
+  daemon->apps_ = std::make_unique<AppRegistry>(*daemon->access_, std::make_unique<ProcProcessInspector>(), registry);
+
+  EnergyManager::Options energy;
+  energy.config = options.energy;
+  energy.use_perf = !options.emulate;
+  if (EmulatedNode* emulated = daemon->emulated_.get()) {
+    energy.report_core_load = [emulated](uint32_t core, double load) { emulated->setExtraUtilisation(core, load); };
+    energy.on_active = [emulated](bool active) { emulated->setHostLoadEnabled(!active); };
+  }
+  energy.log_info = [](const std::string& message) { Logger::info(message); };
+  energy.log_warning = [](const std::string& message) { Logger::warning(message); };
+  daemon->energy_ = std::make_unique<EnergyManager>(*daemon->apps_, *daemon->node_,
+                                                    std::make_unique<SchedThreadAffinity>(), energy);
+  daemon->energy_->start();
+
+  daemon->services_.push_back(std::make_unique<AppsServiceImpl>(*daemon->apps_, *daemon->access_));
   // Laid out for later work; they answer UNIMPLEMENTED, and reflection lists them.
-  daemon->services_.push_back(std::make_unique<nodekeeper::v1::AppsService::Service>());
   daemon->services_.push_back(std::make_unique<nodekeeper::v1::TasksService::Service>());
   daemon->services_.push_back(std::make_unique<nodekeeper::v1::FaultsService::Service>());
 
@@ -215,6 +246,9 @@ void Daemon::stop() {
   stopped_ = true;
   sd_notify(0, "STOPPING=1");
   if (server_) server_->shutdown();
+  // Before the node's controls are restored: the manager gives back its
+  // cores and pinnings first, so that nothing rewrites them afterwards.
+  if (energy_) energy_->stop();
   if (node_) {
     auto restored = node_->restoreSavedControls();
     if (!restored) Logger::error("restoring controls on stop failed: " + restored.error().message);
@@ -222,6 +256,8 @@ void Daemon::stop() {
   }
   server_.reset();
   services_.clear();
+  energy_.reset();
+  apps_.reset();
   node_.reset();
   emulated_.reset();
 }

@@ -16,6 +16,8 @@ namespace nk {
 class EmulatedNode;
 class NodeController;
 class AccessPolicy;
+class AppRegistry;
+class EnergyManager;
 class NodeServiceImpl;
 class UnixSocketServer;
 
@@ -46,6 +48,8 @@ class Daemon {
   std::unique_ptr<EmulatedNode> emulated_;
   std::unique_ptr<NodeController> node_;
   std::unique_ptr<AccessPolicy> access_;
+  std::unique_ptr<AppRegistry> apps_;
+  std::unique_ptr<EnergyManager> energy_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::unique_ptr<UnixSocketServer> server_;
   bool stopped_ = false;

@@ -34,6 +34,17 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       if (field->empty()) return invalidArgument(at + ": '" + name + "' must not be empty");
       return {};
     };
+    // as_integer, not value<int64_t>: the latter converts floats, with
+    // undefined behaviour for huge ones (found by the fuzzer).
+    auto needInteger = [&](std::optional<uint32_t>& field, int64_t low, int64_t high) -> Status {
+      const auto* integer = node.as_integer();
+      if (!integer) return invalidArgument(at + ": '" + name + "' must be an integer");
+      if (integer->get() < low || integer->get() > high)
+        return invalidArgument(at + ": " + name + " must be between " + std::to_string(low) + " and " +
+                               std::to_string(high) + ", not " + std::to_string(integer->get()));
+      field = static_cast<uint32_t>(integer->get());
+      return {};
+    };
     Status status;
     if (name == "socket") status = needString(config.socket);
     else if (name == "state_dir") status = needString(config.state_dir);
@@ -49,18 +60,15 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       if (!node.is_boolean()) status = invalidArgument(at + ": 'emulate' must be true or false");
       else config.emulate = *node.value<bool>();
     } else if (name == "telemetry_interval_ms") {
-      // as_integer, not value<int64_t>: the latter converts floats, with
-      // undefined behaviour for huge ones (found by the fuzzer).
-      const auto* integer = node.as_integer();
-      if (!integer) status = invalidArgument(at + ": 'telemetry_interval_ms' must be an integer");
-      else if (integer->get() < 10 || integer->get() > 60000)
-        status = invalidArgument(at + ": telemetry_interval_ms must be between 10 and 60000, not " +
-                                 std::to_string(integer->get()));
-      else config.telemetry_interval_ms = static_cast<uint32_t>(integer->get());
+      status = needInteger(config.telemetry_interval_ms, 10, 60000);
+    } else if (name == "dct_interval_ms") {
+      status = needInteger(config.dct_interval_ms, 20, 60000);
+    } else if (name == "dvfs_per_dct") {
+      status = needInteger(config.dvfs_per_dct, 1, 100);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, profile, sysfs_root, log_level, "
-                               "telemetry_interval_ms, admin_group)");
+                               "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct)");
     }
     if (!status) return status.error();
   }
@@ -88,6 +96,8 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(log_level, over.log_level);
   take(telemetry_interval_ms, over.telemetry_interval_ms);
   take(admin_group, over.admin_group);
+  take(dct_interval_ms, over.dct_interval_ms);
+  take(dvfs_per_dct, over.dvfs_per_dct);
 }
 
 }  // namespace nk

@@ -21,6 +21,8 @@ struct DaemonConfig {
   std::optional<std::string> log_level;
   std::optional<uint32_t> telemetry_interval_ms;
   std::optional<std::string> admin_group;
+  std::optional<uint32_t> dct_interval_ms;
+  std::optional<uint32_t> dvfs_per_dct;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);

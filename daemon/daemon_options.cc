@@ -24,6 +24,10 @@ Options:
   --telemetry-interval-ms N
                          sampling period of the telemetry sampler (default 100)
   --admin-group NAME     group whose members are admins (default nodekeeper)
+  --dct-interval-ms N    energy manager: dT_DCT, the thread-count and affinity
+                         period (default 500, 20..60000)
+  --dvfs-per-dct N       energy manager: frequency steps per dT_DCT, so
+                         dT_DVFS = dT_DCT / N (default 10, 1..100)
   --log-level LEVEL      error, warning, info (default) or debug
   -h, --help             this help
   --version              print the version
@@ -58,6 +62,17 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
       field = std::move(*v);
       return {};
     };
+    auto setNumber = [&](std::optional<uint32_t>& field, uint32_t low, uint32_t high) -> Status {
+      auto v = value();
+      if (!v) return v.error();
+      uint32_t number = 0;
+      auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), number);
+      if (ec != std::errc() || ptr != v->data() + v->size() || number < low || number > high)
+        return invalidArgument(std::string(arg) + " must be a number between " + std::to_string(low) + " and " +
+                               std::to_string(high) + ", not '" + *v + "'");
+      field = number;
+      return {};
+    };
     Status status;
     if (arg == "-h" || arg == "--help") show_help = true;
     else if (arg == "--version") show_version = true;
@@ -73,13 +88,11 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
         if (!level) status = level.error();
       }
     } else if (arg == "--telemetry-interval-ms") {
-      auto v = value();
-      if (!v) return v.error();
-      uint32_t ms = 0;
-      auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), ms);
-      if (ec != std::errc() || ptr != v->data() + v->size() || ms < 10 || ms > 60000)
-        return invalidArgument("--telemetry-interval-ms must be a number between 10 and 60000, not '" + *v + "'");
-      flags.telemetry_interval_ms = ms;
+      status = setNumber(flags.telemetry_interval_ms, 10, 60000);
+    } else if (arg == "--dct-interval-ms") {
+      status = setNumber(flags.dct_interval_ms, 20, 60000);
+    } else if (arg == "--dvfs-per-dct") {
+      status = setNumber(flags.dvfs_per_dct, 1, 100);
     } else if (arg == "--emulate") {
       flags.emulate = true;
       // The profile is optional: take the next word unless it is a flag.
@@ -113,6 +126,8 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
   if (merged.sysfs_root) options.sysfs_root = *merged.sysfs_root;
   if (merged.admin_group) options.admin_group = *merged.admin_group;
   if (merged.telemetry_interval_ms) options.telemetry_interval_ms = *merged.telemetry_interval_ms;
+  if (merged.dct_interval_ms) options.energy.dct_interval_s = *merged.dct_interval_ms / 1000.0;
+  if (merged.dvfs_per_dct) options.energy.dvfs_per_dct = *merged.dvfs_per_dct;
   if (merged.log_level) {
     auto level = Logger::parseLevel(*merged.log_level);
     if (!level) return level.error();

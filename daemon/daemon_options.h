@@ -7,6 +7,7 @@
 
 #include "common/result.h"
 #include "daemon_config.h"
+#include "energy/policy_config.h"
 #include "logger.h"
 
 namespace nk {
@@ -23,6 +24,7 @@ struct DaemonOptions {
   LogLevel log_level = LogLevel::kInfo;
   uint32_t telemetry_interval_ms = 100;
   std::string admin_group = "nodekeeper";
+  PolicyConfig energy;  // dT_DCT and N (dT_DVFS = dT_DCT / N)
   bool show_help = false;
   bool show_version = false;
 

@@ -61,7 +61,9 @@ int Client::init() {
   connection_options.socket_path = options_.socket_path;
   connection_options.app_name = programName();
   connection_options.power_budget_mw = options_.power_budget_mw;
-  connection_options.max_threads = std::thread::hardware_concurrency();
+  // The team size the program asked for; 0 lets the daemon take the node's
+  // core count (an emulated node has more cores than the host).
+  connection_options.max_threads = options_.max_threads;
   connection_options.debug = options_.debug;
   connection_ = std::make_unique<DaemonConnection>(connection_options, applier_);
   live_connection_.store(connection_.get(), std::memory_order_release);
@@ -91,6 +93,7 @@ void Client::debugSummary() {
 }
 
 int Client::setPowerBudgetMw(uint64_t mw) {
+  if (mw == 0 || mw > static_cast<uint64_t>(INT64_MAX)) return -EINVAL;  // the daemon would refuse it too
   init();
   std::lock_guard lock(mutex_);
   if (finalized_) return -ESHUTDOWN;

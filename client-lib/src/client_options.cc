@@ -21,6 +21,14 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
       options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_POWER_BUDGET_MW=\"" + std::string(budget) + "\": " +
                                  error);
   }
+  // OMP_NUM_THREADS=8 or 8,4 (nested levels): the outer level is the most
+  // threads the program wants.
+  if (const char* threads = getenv("OMP_NUM_THREADS"); threads && *threads) {
+    uint32_t value = 0;
+    const char* p = threads;
+    while (*p >= '0' && *p <= '9' && value < 100000) value = value * 10 + static_cast<uint32_t>(*p++ - '0');
+    if (p != threads && (*p == '\0' || *p == ',')) options.max_threads = value;
+  }
   if (const char* debug = getenv("NK_DEBUG"); debug && *debug && std::string(debug) != "0") options.debug = true;
   if (const char* forced = getenv("NK_TEST_FORCE_THREADS"); forced && *forced) {
     uint32_t value = 0;

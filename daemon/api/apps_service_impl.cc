@@ -14,6 +14,13 @@ namespace v1 = nodekeeper::v1;
 
 namespace {
 
+void toProto(const AppThreadRecord& thread, v1::AppThread* out) {
+  out->set_tid(thread.tid);
+  out->set_omp_thread_num(thread.omp_thread_num);
+  out->set_core(thread.core);
+  for (uint32_t cpu : thread.affinity) out->mutable_affinity()->add_cpus(cpu);
+}
+
 void toProto(const AppRecord& app, v1::App* out) {
   out->set_app_id(app.id);
   out->set_pid(app.pid);
@@ -25,12 +32,10 @@ void toProto(const AppRecord& app, v1::App* out) {
   out->set_max_threads(app.max_threads);
   out->set_reported_team_size(app.reported_team_size);
   out->set_control_attached(app.control_attached);
-  for (const auto& thread : app.threads) {
-    auto* t = out->add_threads();
-    t->set_tid(thread.tid);
-    t->set_omp_thread_num(thread.omp_thread_num);
-    for (uint32_t cpu : thread.affinity) t->mutable_affinity()->add_cpus(cpu);
-  }
+  out->set_measured_power_mw(app.measured_power_mw);
+  out->set_effective_budget_mw(app.effective_budget_mw);
+  out->set_effective_policy(app.effective_policy);
+  for (const auto& thread : app.threads) toProto(thread, out->add_threads());
 }
 
 // A uint64 above INT64_MAX is what a negative number sent as unsigned looks
@@ -87,6 +92,16 @@ grpc::Status AppsServiceImpl::SetPowerBudget(grpc::ServerContext* context, const
   return grpc::Status::OK;
 }
 
+grpc::Status AppsServiceImpl::SetAppPolicy(grpc::ServerContext* context, const v1::SetAppPolicyRequest* request,
+                                           v1::App* out) {
+  auto peer = PeerIdentity::fromContext(*context);
+  if (!peer) return toGrpcStatus(peer.error());
+  auto app = apps_.setPolicy(*peer, request->app_id(), request->policy());
+  if (!app) return toGrpcStatus(app.error());
+  toProto(*app, out);
+  return grpc::Status::OK;
+}
+
 grpc::Status AppsServiceImpl::ListApps(grpc::ServerContext*, const v1::ListAppsRequest*, v1::AppList* out) {
   for (const auto& app : apps_.list()) toProto(app, out->add_apps());
   return grpc::Status::OK;
@@ -132,6 +147,12 @@ grpc::Status AppsServiceImpl::Control(grpc::ServerContext* context,
     message.set_app_id(app_id);
     message.set_thread_count(decision->thread_count);
     message.set_sequence(decision->seq);
+    for (const auto& thread : decision->threads) toProto(thread, message.add_threads());
+    for (const auto& [core, khz] : decision->core_khz) {
+      auto* f = message.add_frequencies();
+      f->set_core(core);
+      f->set_khz(khz);
+    }
     if (!stream->Write(message)) break;
     sent_seq = decision->seq;
   }

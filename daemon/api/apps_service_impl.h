@@ -21,6 +21,8 @@ class AppsServiceImpl final : public nodekeeper::v1::AppsService::Service {
                               nodekeeper::v1::RegisterThreadResponse*) override;
   grpc::Status SetPowerBudget(grpc::ServerContext*, const nodekeeper::v1::SetPowerBudgetRequest*,
                               nodekeeper::v1::App*) override;
+  grpc::Status SetAppPolicy(grpc::ServerContext*, const nodekeeper::v1::SetAppPolicyRequest*,
+                            nodekeeper::v1::App*) override;
   grpc::Status ListApps(grpc::ServerContext*, const nodekeeper::v1::ListAppsRequest*,
                         nodekeeper::v1::AppList*) override;
   grpc::Status Control(grpc::ServerContext*,

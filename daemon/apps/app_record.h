@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nk {
@@ -13,6 +14,7 @@ struct AppThreadRecord {
   pid_t tid = 0;
   uint32_t omp_thread_num = 0;
   std::vector<uint32_t> affinity;  // host CPUs; empty: not pinned by nodekeeper
+  int32_t core = -1;               // node core the energy manager placed it on; -1: none
 };
 
 // What the daemon has decided for an app. `seq` grows with every change, so
@@ -20,6 +22,8 @@ struct AppThreadRecord {
 struct AppDecisionRecord {
   uint64_t seq = 0;
   uint32_t thread_count = 0;  // D for the next parallel region
+  std::vector<AppThreadRecord> threads;  // placements (tid, core, affinity)
+  std::vector<std::pair<uint32_t, uint64_t>> core_khz;  // frequencies set on the app's cores
 };
 
 // A registered app as the registry holds it (copies are handed out).
@@ -36,6 +40,24 @@ struct AppRecord {
   AppDecisionRecord decision;
   uint32_t reported_team_size = 0;  // last AppReport
   bool control_attached = false;    // a Control stream is open
+  // What the energy manager measured and decided at its last step.
+  uint64_t measured_power_mw = 0;
+  uint64_t effective_budget_mw = 0;  // after the node cap and sharing; 0: none
+  std::string effective_policy;
+};
+
+// The energy manager's view of an app after a control step, for `apps`.
+struct AppManagedState {
+  uint64_t measured_power_mw = 0;
+  uint64_t effective_budget_mw = 0;
+  std::string effective_policy;
+  struct Placement {
+    pid_t tid = 0;
+    int32_t core = -1;
+    std::vector<uint32_t> affinity;
+  };
+  std::vector<Placement> placements;
+  std::vector<std::pair<uint32_t, uint64_t>> core_khz;
 };
 
 // The input of AppRegistry::registerApp; identity comes from the caller's

@@ -41,6 +41,14 @@ Status AppRegistry::checkBudget(int64_t power_budget_mw, bool zero_allowed) cons
   return {};
 }
 
+Status AppRegistry::checkPolicy(const std::string& policy) const {
+  if (policy.empty() || options_.policies.empty()) return {};
+  if (std::find(options_.policies.begin(), options_.policies.end(), policy) != options_.policies.end()) return {};
+  std::string list;
+  for (const auto& name : options_.policies) list += (list.empty() ? "" : ", ") + name;
+  return notFound("unknown policy '" + policy + "' (available: " + list + ")");
+}
+
 Status AppRegistry::requireOwnerOrAdmin(const PeerCredentials& caller, const AppRecord& app,
                                         const std::string& action) const {
   if (access_.roleOf(caller, app.uid) != Role::kAnyone) return {};
@@ -59,6 +67,7 @@ Result<AppRecord> AppRegistry::registerApp(const PeerCredentials& caller, const 
     return invalidArgument("power budget must be positive (got " +
                            std::to_string(static_cast<int64_t>(registration.power_budget_mw)) + " mW)");
   if (Status s = checkBudget(static_cast<int64_t>(registration.power_budget_mw), true); !s) return s.error();
+  if (Status s = checkPolicy(registration.policy); !s) return s.error();
   std::optional<uint64_t> start = inspector_->startTime(caller.pid);
   if (!start) return failedPrecondition("process " + std::to_string(caller.pid) + " is not running");
 
@@ -147,6 +156,44 @@ Result<AppRecord> AppRegistry::setPowerBudget(const PeerCredentials& caller, uin
   if (it == apps_.end()) return noSuchApp(app_id);
   it->second.power_budget_mw = static_cast<uint64_t>(power_budget_mw);
   return it->second;
+}
+
+Result<AppRecord> AppRegistry::setPolicy(const PeerCredentials& caller, uint64_t app_id, const std::string& policy) {
+  std::lock_guard lock(mutex_);
+  auto it = apps_.find(app_id);
+  if (it == apps_.end()) return noSuchApp(app_id);
+  if (Status s = requireOwnerOrAdmin(caller, it->second, "setting the policy"); !s) return s.error();
+  if (Status s = checkPolicy(policy); !s) return s.error();
+  it->second.policy = policy;
+  return it->second;
+}
+
+void AppRegistry::updateManaged(uint64_t app_id, const AppManagedState& state) {
+  std::lock_guard lock(mutex_);
+  auto it = apps_.find(app_id);
+  if (it == apps_.end()) return;
+  AppRecord& app = it->second;
+  app.measured_power_mw = state.measured_power_mw;
+  app.effective_budget_mw = state.effective_budget_mw;
+  app.effective_policy = state.effective_policy;
+  bool moved = false;
+  for (auto& thread : app.threads) {
+    int32_t core_before = thread.core;
+    thread.core = -1;
+    thread.affinity.clear();
+    for (const auto& placement : state.placements)
+      if (placement.tid == thread.tid) {
+        thread.core = placement.core;
+        thread.affinity = placement.affinity;
+      }
+    moved = moved || thread.core != core_before;
+  }
+  app.decision.core_khz = state.core_khz;
+  if (moved) {
+    app.decision.threads = app.threads;
+    ++app.decision.seq;
+  }
+  if (moved) changed_.notify_all();
 }
 
 std::vector<AppRecord> AppRegistry::list() const {

@@ -34,6 +34,8 @@ class AppRegistry {
     // Called (outside the lock) for every app that leaves the registry, by
     // whatever path, so that its controls can be restored.
     std::function<void(const AppRecord&)> on_removed;
+    // Energy policies an app may ask for by name; empty: any name.
+    std::vector<std::string> policies;
   };
 
   AppRegistry(const AccessPolicy& access, std::unique_ptr<ProcessInspector> inspector, Options options);
@@ -47,6 +49,12 @@ class AppRegistry {
   Status unregisterThread(const PeerCredentials& caller, uint64_t app_id, pid_t tid);
   // Signed so that a negative request is told apart from a huge one.
   Result<AppRecord> setPowerBudget(const PeerCredentials& caller, uint64_t app_id, int64_t power_budget_mw);
+
+  // An empty name returns the app to the node's policy.
+  Result<AppRecord> setPolicy(const PeerCredentials& caller, uint64_t app_id, const std::string& policy);
+  // The energy manager's last step, shown by list(); placements of threads
+  // that are no longer registered are ignored.
+  void updateManaged(uint64_t app_id, const AppManagedState& state);
 
   std::vector<AppRecord> list() const;
   std::optional<AppRecord> find(uint64_t app_id) const;
@@ -75,6 +83,7 @@ class AppRegistry {
 
  private:
   Status checkBudget(int64_t power_budget_mw, bool zero_allowed) const;
+  Status checkPolicy(const std::string& policy) const;
   // OK for the owner (same uid) or an admin; PERMISSION_DENIED naming `action`.
   Status requireOwnerOrAdmin(const PeerCredentials& caller, const AppRecord& app, const std::string& action) const;
   void notifyRemoved(const std::vector<AppRecord>& removed) const;

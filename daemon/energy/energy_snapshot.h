@@ -7,7 +7,7 @@
 namespace nk {
 
 // One core as the telemetry sampler saw it (frequencies in kHz).
-struct CoreSample {
+struct CoreReading {
   uint32_t id = 0;
   uint64_t cur_khz = 0;
   uint64_t min_khz = 0;           // policy limits: targets are clamped to these
@@ -41,7 +41,7 @@ struct AppSample {
 // Everything a policy sees at one control step.
 struct EnergySnapshot {
   double time_s = 0.0;
-  std::vector<CoreSample> cores;
+  std::vector<CoreReading> cores;
   // Ascending; empty = the driver takes any frequency in [min, max].
   std::vector<uint64_t> freq_table_khz;
   std::vector<double> package_power_w;

@@ -9,7 +9,7 @@ EnergyDecision FixedFrequencyPolicy::decide(const EnergySnapshot& snapshot) {
   EnergyDecision decision;
   FrequencyTable table(snapshot.freq_table_khz);
   decision.cores.reserve(snapshot.cores.size());
-  for (const CoreSample& core : snapshot.cores) {
+  for (const CoreReading& core : snapshot.cores) {
     CoreLimits limits = table.limitsOf(core);
     uint64_t khz = at_max_ ? table.resolve(static_cast<double>(limits.max_khz), limits,
                                            FrequencyRelation::kHighestAtOrBelow)

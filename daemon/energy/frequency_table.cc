@@ -57,7 +57,7 @@ uint64_t FrequencyTable::resolve(double target_khz, const CoreLimits& limits,
 
 // A sampler that failed to read a limit sends 0; fall back to the table so
 // that a policy still has a range to work in.
-CoreLimits FrequencyTable::limitsOf(const CoreSample& core) const {
+CoreLimits FrequencyTable::limitsOf(const CoreReading& core) const {
   CoreLimits limits;
   uint64_t table_min = table_.empty() ? 0 : *std::min_element(table_.begin(), table_.end());
   uint64_t table_max = table_.empty() ? 0 : *std::max_element(table_.begin(), table_.end());

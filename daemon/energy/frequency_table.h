@@ -22,7 +22,7 @@ class FrequencyTable {
   explicit FrequencyTable(const std::vector<uint64_t>& table_khz) : table_(table_khz) {}
 
   uint64_t resolve(double target_khz, const CoreLimits& limits, FrequencyRelation relation) const;
-  CoreLimits limitsOf(const CoreSample& core) const;
+  CoreLimits limitsOf(const CoreReading& core) const;
   // Delta-f of eq. 7/8 when not configured: the driver's step.
   double smallestStepKhz() const;
 

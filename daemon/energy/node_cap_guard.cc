@@ -51,8 +51,8 @@ bool NodeCapGuard::apply(const EnergySnapshot& snapshot, EnergyDecision& decisio
   FrequencyTable table(snapshot.freq_table_khz);
   bool acted = false;
   for (CoreDecision& cd : decision.cores) {
-    const CoreSample* sample = nullptr;
-    for (const CoreSample& cs : snapshot.cores)
+    const CoreReading* sample = nullptr;
+    for (const CoreReading& cs : snapshot.cores)
       if (cs.id == cd.core)
         sample = &cs;
     if (!sample)

@@ -33,7 +33,7 @@ EnergyDecision OndemandPolicy::decide(const EnergySnapshot& snapshot, bool sampl
   FrequencyTable table(snapshot.freq_table_khz);
   decision.cores.reserve(snapshot.cores.size());
   uint32_t at_max = 0;
-  for (const CoreSample& core : snapshot.cores) {
+  for (const CoreReading& core : snapshot.cores) {
     CoreLimits limits = table.limitsOf(core);
     CoreState& state = stateFor(core.id);
     bool evaluate = sample || state.target_khz == 0;

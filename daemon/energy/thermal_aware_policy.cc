@@ -40,7 +40,7 @@ void ThermalAwarePolicy::sampleTemperatures(const EnergySnapshot& snapshot) {
     return;
   sampled_once_ = true;
   last_sample_time_ = snapshot.time_s;
-  for (const CoreSample& core : snapshot.cores) {
+  for (const CoreReading& core : snapshot.cores) {
     CoreState* state = coreFor(core.id);
     if (!state) {
       cores_.push_back({core.id, {}, 0.0});
@@ -57,10 +57,10 @@ ThermalAwarePolicy::CoreState* ThermalAwarePolicy::coreFor(uint32_t id) {
   return nullptr;
 }
 
-const CoreSample* ThermalAwarePolicy::coreSample(const EnergySnapshot& snapshot, int32_t id) const {
+const CoreReading* ThermalAwarePolicy::coreSample(const EnergySnapshot& snapshot, int32_t id) const {
   if (id < 0)
     return nullptr;
-  for (const CoreSample& c : snapshot.cores)
+  for (const CoreReading& c : snapshot.cores)
     if (c.id == static_cast<uint32_t>(id))
       return &c;
   return nullptr;
@@ -326,7 +326,7 @@ EnergyDecision ThermalAwarePolicy::stepDvfs(const EnergySnapshot& snapshot) {
     auto cyclesOf = [&](const ThreadSample& ts) {
       double w = std::max(0.0, finiteOr(ts.workload, 0.0));
       if (snapshot.workload_unit == WorkloadUnit::kCpuSeconds) {
-        const CoreSample* c = coreSample(snapshot, ts.core);
+        const CoreReading* c = coreSample(snapshot, ts.core);
         w *= c ? static_cast<double>(c->cur_khz) * 1000.0 : 0.0;
       }
       return w;
@@ -355,7 +355,7 @@ EnergyDecision ThermalAwarePolicy::stepDvfs(const EnergySnapshot& snapshot) {
       ThreadState& t = threadFor(app, ts.tid);
       t.present = true;
       double w = cyclesOf(ts);
-      const CoreSample* on = coreSample(snapshot, ts.core);
+      const CoreReading* on = coreSample(snapshot, ts.core);
       // Eq. 2's P_dt: only the app's sum is measured; a thread's part is
       // taken in proportion to the cycles it ran.
       double p_d = total_w > 0.0 ? power * w / total_w : power / static_cast<double>(count);
@@ -365,7 +365,7 @@ EnergyDecision ThermalAwarePolicy::stepDvfs(const EnergySnapshot& snapshot) {
       bool busy = total_w <= 0.0 || w > 0.0;
       if (t.core < 0 && on)
         t.core = ts.core;
-      const CoreSample* core = coreSample(snapshot, t.core);
+      const CoreReading* core = coreSample(snapshot, t.core);
       if (!core)
         core = on;
       if (!core || !(app.budget_w > 0.0) || !busy || t.share <= 0.0 || busy_share <= 0.0)
@@ -517,7 +517,7 @@ void ThermalAwarePolicy::buildDecision(const EnergySnapshot& snapshot, EnergyDec
     decision.apps.push_back(std::move(ad));
   }
   decision.cores.reserve(snapshot.cores.size());
-  for (const CoreSample& core : snapshot.cores) {
+  for (const CoreReading& core : snapshot.cores) {
     CoreState* cs = coreFor(core.id);
     if (!cs || cs->request_khz <= 0.0) {
       decision.cores.push_back({core.id, 0, Governor::kUnchanged});

@@ -62,7 +62,7 @@ class ThermalAwarePolicy final : public EnergyPolicy {
   AppState& appFor(const AppSample& app, const EnergySnapshot& snapshot);
   ThreadState& threadFor(AppState& app, int32_t tid);
   CoreState* coreFor(uint32_t id);
-  const CoreSample* coreSample(const EnergySnapshot& snapshot, int32_t id) const;
+  const CoreReading* coreSample(const EnergySnapshot& snapshot, int32_t id) const;
   uint32_t upperBound(const AppSample& app, const AppState& state, const EnergySnapshot& snapshot) const;
   void placeThreads(AppState& app, const AppSample& sample);
   uint32_t swapAffinity(AppState& app);

@@ -6,6 +6,9 @@ namespace nk {
 
 namespace {
 const std::vector<std::string> kGovernorPolicies = {"performance", "powersave", "ondemand"};
+// Policies that only the energy manager implements, for the cores of the
+// apps it drives; cores without apps keep whatever governor they have.
+const std::vector<std::string> kManagerOnlyPolicies = {"thermal-aware"};
 }
 
 Result<std::unique_ptr<NodeController>> NodeController::create(Parts parts) {
@@ -77,12 +80,21 @@ std::string NodeController::policy() const {
   return policy_;
 }
 
-std::vector<std::string> NodeController::availablePolicies() const { return kGovernorPolicies; }
+std::vector<std::string> NodeController::availablePolicies() const {
+  std::vector<std::string> all = kGovernorPolicies;
+  all.insert(all.end(), kManagerOnlyPolicies.begin(), kManagerOnlyPolicies.end());
+  return all;
+}
 
 Result<std::string> NodeController::setPolicy(std::string_view name) {
+  if (std::find(kManagerOnlyPolicies.begin(), kManagerOnlyPolicies.end(), name) != kManagerOnlyPolicies.end()) {
+    std::lock_guard lock(control_mutex_);
+    policy_ = std::string(name);
+    return "policy " + policy_ + ": the energy manager drives the cores of managed apps; other cores keep their governor";
+  }
   if (std::find(kGovernorPolicies.begin(), kGovernorPolicies.end(), name) == kGovernorPolicies.end()) {
     std::string list;
-    for (const auto& p : kGovernorPolicies) list += (list.empty() ? "" : ", ") + p;
+    for (const auto& p : availablePolicies()) list += (list.empty() ? "" : ", ") + p;
     return notFound("unknown policy '" + std::string(name) + "' (available: " + list + ")");
   }
   std::lock_guard lock(control_mutex_);

@@ -128,6 +128,11 @@ void EmulatedNode::setExtraUtilisation(uint32_t core, double utilisation) {
   extra_utilisation_[core] = utilisation >= 0 ? std::min(utilisation, 1.0) : 0.0;  // NaN -> 0
 }
 
+void EmulatedNode::setHostLoadEnabled(bool enabled) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  host_load_enabled_ = enabled;
+}
+
 EmulatedNode::ModelSnapshot EmulatedNode::modelSnapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return snapshot_;
@@ -185,7 +190,9 @@ void EmulatedNode::iterate(double dt_s, bool read_all_controls, bool sample_load
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (uint32_t core = 0; core < cores; ++core) {
-      double host = host_utilisation_.empty() ? 0.0 : host_utilisation_[core % host_utilisation_.size()];
+      double host = host_utilisation_.empty() || !host_load_enabled_
+                        ? 0.0
+                        : host_utilisation_[core % host_utilisation_.size()];
       utilisation_scratch_[core] = std::max(p.idle_utilisation, std::min(1.0, host + extra_utilisation_[core]));
     }
   }

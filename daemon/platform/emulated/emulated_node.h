@@ -51,6 +51,11 @@ class EmulatedNode {
   // Extra utilisation for a core (the energy manager reports the CPU time of
   // app threads placed on it); added to the host CPU's load, capped at 1.
   void setExtraUtilisation(uint32_t core, double utilisation);
+  // While the energy manager places app threads on emulated cores, the host
+  // CPUs' real load says nothing about which emulated core is busy (2 host
+  // CPUs carry all 12 emulated ones), so it turns host load off and the
+  // extra utilisation alone drives the model.
+  void setHostLoadEnabled(bool enabled);
 
   // What the model computed at its last update, for tests and the
   // validation against the simulator.
@@ -94,6 +99,7 @@ class EmulatedNode {
   std::vector<uint64_t> frequency_scratch_;
   mutable std::mutex mutex_;
   std::vector<double> extra_utilisation_;
+  bool host_load_enabled_ = true;
   ModelSnapshot snapshot_;
   std::atomic<bool> stop_{false};
   std::condition_variable stop_cv_;  // with mutex_, so that stop never waits out a tick

@@ -43,7 +43,7 @@ TEST(FrequencyTable, ContinuousWhenNoTable) {
 TEST(FrequencyTable, RepairsMissingLimits) {
   std::vector<uint64_t> t = test::xeonTable();
   FrequencyTable table(t);
-  CoreSample c;
+  CoreReading c;
   c.min_khz = 0;
   c.max_khz = 0;
   CoreLimits l = table.limitsOf(c);

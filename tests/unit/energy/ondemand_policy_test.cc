@@ -66,7 +66,7 @@ TEST(OndemandPolicy, RelationLAndThreshold) {
 TEST(OndemandPolicy, ContinuousDriverAndPolicyLimits) {
   OndemandPolicy p;
   EnergySnapshot s = withLoads({0.50, 0.70, 0.90}, false);
-  for (CoreSample& c : s.cores)
+  for (CoreReading& c : s.cores)
     c.max_khz = 2000000;  // admin limit below the hardware max
   EnergyDecision d = p.stepDvfs(s);
   EXPECT_EQ(d.cores[0].target_khz, odNext(50));

@@ -20,7 +20,7 @@ inline std::vector<uint64_t> xeonTable() {
 inline EnergySnapshot node(uint32_t cores, bool with_table = true, uint64_t cur_khz = 2600000) {
   EnergySnapshot s;
   for (uint32_t i = 0; i < cores; ++i) {
-    CoreSample c;
+    CoreReading c;
     c.id = i;
     c.cur_khz = cur_khz;
     c.min_khz = 1200000;

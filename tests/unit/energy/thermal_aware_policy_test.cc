@@ -151,7 +151,7 @@ struct Plant {
             t.core = td->core;
   }
   void measure(EnergySnapshot& s) {
-    for (CoreSample& c : s.cores)
+    for (CoreReading& c : s.cores)
       c.cur_khz = applied[c.id];
     for (AppSample& a : s.apps) {
       a.power_w = 0.0;
@@ -311,7 +311,7 @@ TEST(ThermalAwarePolicy, BadInputsGiveSaneDecisions) {
   {
     ThermalAwarePolicy p;  // NaN everywhere
     EnergySnapshot s = node(4);
-    for (CoreSample& c : s.cores)
+    for (CoreReading& c : s.cores)
       c.temp_c = NAN;
     AppSample a = app("a", NAN, 4, 4, NAN);
     a.thread_samples[0].workload = NAN;

@@ -1,0 +1,467 @@
+#include "energy_manager.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "app_registry.h"
+#include "energy/policy_registry.h"
+#include "node/node_controller.h"
+#include "node/telemetry_sample.h"
+
+namespace nk {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double finiteOr(double value, double fallback) { return std::isfinite(value) ? value : fallback; }
+
+double secondsSince(Clock::time_point origin) {
+  return std::chrono::duration<double>(Clock::now() - origin).count();
+}
+
+std::string governorName(Governor governor) {
+  switch (governor) {
+    case Governor::kUserspace: return "userspace";
+    case Governor::kPerformance: return "performance";
+    case Governor::kPowersave: return "powersave";
+    case Governor::kUnchanged: break;
+  }
+  return {};
+}
+
+bool isEnergyPolicy(std::string_view name) {
+  auto names = PolicyRegistry::names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+const Clock::time_point kEpoch = Clock::now();
+
+}  // namespace
+
+EnergyManager::EnergyManager(AppRegistry& apps, NodeController& node, std::unique_ptr<ThreadAffinity> affinity,
+                             Options options)
+    : apps_(apps), node_(node), affinity_(std::move(affinity)), options_(std::move(options)),
+      schedstat_(options_.proc_root) {
+  if (options_.use_perf) {
+    std::string why = PerfCycleCounter::probe();
+    if (why.empty()) {
+      perf_ = std::make_unique<PerfCycleCounter>();
+      stats_.workload_source = "perf cycles";
+    } else {
+      stats_.workload_source = "schedstat (" + why + ")";
+    }
+  } else {
+    stats_.workload_source = "schedstat (emulated node: host cycles do not count)";
+  }
+}
+
+EnergyManager::~EnergyManager() { stop(); }
+
+void EnergyManager::start() {
+  if (options_.log_info)
+    options_.log_info("energy manager: dT_DCT " + std::to_string(options_.config.dct_interval_s) + " s, " +
+                      std::to_string(options_.config.dvfs_per_dct) + " DVFS steps per DCT step; workload from " +
+                      stats_.workload_source);
+  thread_ = std::thread([this] { run(); });
+}
+
+void EnergyManager::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_ && !thread_.joinable()) return;
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (active_) releaseAll();
+}
+
+EnergyManager::Stats EnergyManager::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void EnergyManager::run() {
+  pthread_setname_np(pthread_self(), "nk-energy");
+  auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::max(0.001, options_.config.dvfsIntervalS())));
+  uint32_t per_dct = std::max<uint32_t>(1, options_.config.dvfs_per_dct);
+  uint64_t tick = 0;
+  auto next = Clock::now();
+  while (true) {
+    {
+      std::unique_lock lock(mutex_);
+      if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
+    }
+    next += interval;
+    // After a stall (suspend, debugger) start afresh instead of catching up.
+    if (Clock::now() > next + 4 * interval) next = Clock::now() + interval;
+    bool dct = tick % per_dct == per_dct - 1;
+    ++tick;
+    step(dct);
+  }
+}
+
+void EnergyManager::warnOnce(const std::string& key, const std::string& message) {
+  if (warned_[key]) return;
+  warned_[key] = true;
+  if (options_.log_warning) options_.log_warning(message);
+}
+
+void EnergyManager::refreshPolicies() {
+  auto policies = node_.frequencyPolicies();
+  if (!policies) {
+    warnOnce("cpufreq", "energy manager: reading cpufreq failed: " + policies.error().message);
+    return;
+  }
+  freq_policies_ = std::move(*policies);
+  const auto& cores = node_.topology().cores;
+  policy_of_core_.assign(cores.size(), -1);
+  for (size_t c = 0; c < cores.size(); ++c)
+    for (size_t p = 0; p < freq_policies_.size() && policy_of_core_[c] < 0; ++p)
+      for (uint32_t cpu : cores[c].cpus)
+        if (std::find(freq_policies_[p].affected_cpus.begin(), freq_policies_[p].affected_cpus.end(), cpu) !=
+            freq_policies_[p].affected_cpus.end())
+          policy_of_core_[c] = static_cast<int>(p);
+}
+
+std::string EnergyManager::effectivePolicy(const AppRecord& app, const std::string& node_default) const {
+  if (!app.policy.empty()) return app.policy;
+  return node_default;
+}
+
+std::vector<uint32_t> EnergyManager::hostCpusOf(uint32_t core) const {
+  const auto& cores = node_.topology().cores;
+  if (core >= cores.size()) return {};
+  return cores[core].host_cpus.empty() ? cores[core].cpus : cores[core].host_cpus;
+}
+
+EnergySnapshot EnergyManager::baseSnapshot(const TelemetrySample& telemetry) const {
+  EnergySnapshot snapshot;
+  snapshot.time_s = secondsSince(kEpoch);
+  snapshot.workload_unit = perf_ ? WorkloadUnit::kCycles : WorkloadUnit::kCpuSeconds;
+  for (const auto& core : telemetry.cores) {
+    CoreReading out;
+    out.id = core.id;
+    out.cur_khz = core.cur_khz;
+    out.min_khz = core.min_khz;
+    out.max_khz = core.max_khz;
+    int p = core.id < policy_of_core_.size() ? policy_of_core_[core.id] : -1;
+    if (p >= 0) {
+      out.cpuinfo_min_khz = freq_policies_[p].cpuinfo_min_khz;
+      out.cpuinfo_max_khz = freq_policies_[p].cpuinfo_max_khz;
+      // While the manager holds a core its own writes move the limits it
+      // reads; the policy must see the range the admin left.
+      if (auto held = held_cores_.find(core.id); held != held_cores_.end() && held->second.original_max_khz)
+        out.max_khz = *held->second.original_max_khz;
+    }
+    out.temp_c = core.temperature_c;
+    out.util = finiteOr(core.utilisation, 0.0);
+    snapshot.cores.push_back(out);
+  }
+  if (!freq_policies_.empty()) snapshot.freq_table_khz = freq_policies_.front().available_khz;
+  std::sort(snapshot.freq_table_khz.begin(), snapshot.freq_table_khz.end());
+  double cap = 0.0;
+  for (const auto& package : telemetry.packages) {
+    snapshot.package_power_w.push_back(finiteOr(package.power_w, 0.0));
+    if (package.power_limit_enabled && package.power_limit_w > 0) cap += package.power_limit_w;
+  }
+  snapshot.power_cap_w = cap;
+  return snapshot;
+}
+
+void EnergyManager::step(bool dct) {
+  auto started = Clock::now();
+  if (dct) (void)apps_.reapDead();  // apps without a control stream die silently
+  std::vector<AppRecord> apps = apps_.list();
+  if (apps.empty()) {
+    if (active_) releaseAll();
+    return;
+  }
+  if (!active_) {
+    active_ = true;
+    refreshPolicies();
+    if (options_.on_active) options_.on_active(true);
+  } else if (dct) {
+    refreshPolicies();  // the admin may have changed limits or governors
+  }
+  auto telemetry = node_.telemetry().latest();
+  if (!telemetry) return;
+
+  // Measure every registered thread.
+  const size_t core_count = node_.topology().cores.size();
+  double now_s = secondsSince(kEpoch);
+  EnergySnapshot base = baseSnapshot(*telemetry);
+  std::vector<double> core_load(core_count, 0.0);
+  std::vector<double> app_busy(apps.size(), 0.0);
+  std::vector<AppSample> samples(apps.size());
+  std::vector<pid_t> live_tids;
+  for (size_t a = 0; a < apps.size(); ++a) {
+    const AppRecord& app = apps[a];
+    AppSample& sample = samples[a];
+    sample.id = std::to_string(app.id);
+    sample.budget_w = static_cast<double>(app.power_budget_mw) / 1000.0;
+    sample.max_threads = app.max_threads;
+    sample.threads = app.decision.thread_count;
+    for (const auto& thread : app.threads) {
+      auto times = schedstat_.read(app.pid, thread.tid);
+      if (!times) continue;  // exited between list() and here
+      live_tids.push_back(thread.tid);
+      ThreadReading reading{thread.tid, times->run_ns, times->wait_ns, std::nullopt};
+      if (perf_) reading.cycles = perf_->read(thread.tid);
+      auto activity = accounting_.observe(reading, now_s);
+      int32_t core = -1;
+      if (auto placed = placed_core_.find(thread.tid); placed != placed_core_.end()) core = placed->second;
+      if (core < 0 && core_count > 0) core = static_cast<int32_t>(thread.omp_thread_num % core_count);
+      ThreadSample ts;
+      ts.tid = thread.tid;
+      ts.core = core;
+      if (activity) {
+        ts.workload = perf_ && activity->cycles ? *activity->cycles : activity->cpu_s;
+        app_busy[a] += activity->busy;
+        if (core >= 0) core_load[core] = std::min(1.0, core_load[core] + activity->busy);
+      }
+      sample.thread_samples.push_back(ts);
+    }
+  }
+  accounting_.forgetExcept(live_tids);
+  if (perf_)
+    for (auto it = pinned_.begin(); it != pinned_.end(); ++it)
+      if (std::find(live_tids.begin(), live_tids.end(), it->first) == live_tids.end()) perf_->forget(it->first);
+  if (options_.report_core_load) {
+    for (size_t c = 0; c < core_count; ++c) options_.report_core_load(static_cast<uint32_t>(c), core_load[c]);
+    for (auto& core : base.cores)
+      if (core.id < core_count) core.util = core_load[core.id];
+  }
+  std::vector<double> app_power = AppLoadAccounting::apportionPower(finiteOr(telemetry->node_power_w, 0.0), app_busy);
+  for (size_t a = 0; a < apps.size(); ++a) samples[a].power_w = app_power[a];
+
+  // One policy instance per policy in use; each sees its own apps.
+  std::string node_policy = node_.policy();
+  std::string node_default = isEnergyPolicy(node_policy) ? node_policy : options_.fallback_policy;
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t a = 0; a < apps.size(); ++a) groups[effectivePolicy(apps[a], node_default)].push_back(a);
+  std::erase_if(policies_, [&](const auto& entry) { return !groups.contains(entry.first); });
+
+  double policy_us = 0.0;
+  std::map<uint32_t, CoreDecision> core_decisions;  // merged over the groups
+  std::vector<AppManagedState> managed(apps.size());
+  std::vector<pid_t> decided_tids;
+  for (const auto& [name, members] : groups) {
+    auto& policy = policies_[name];
+    if (!policy) {
+      auto made = makePolicy(name, options_.config);
+      if (!made) {
+        warnOnce("policy:" + name, "energy manager: " + made.error().message + "; apps asking for it are left alone");
+        policies_.erase(name);
+        continue;
+      }
+      policy = std::move(*made);
+    }
+    EnergySnapshot snapshot = base;
+    for (size_t a : members) snapshot.apps.push_back(samples[a]);
+    auto policy_started = Clock::now();
+    EnergyDecision decision = policy->stepDvfs(snapshot);
+    if (dct) decision = policy->stepDct(snapshot);
+    policy_us += std::chrono::duration<double, std::micro>(Clock::now() - policy_started).count();
+    if (dct && options_.log_info && !decision.reason.empty()) options_.log_info(decision.reason);
+
+    std::set<uint32_t> group_cores;
+    for (size_t a : members) {
+      const AppRecord& app = apps[a];
+      managed[a].effective_policy = name;
+      managed[a].measured_power_mw = static_cast<uint64_t>(std::llround(samples[a].power_w * 1000.0));
+      auto it = std::find_if(decision.apps.begin(), decision.apps.end(),
+                             [&](const AppDecision& d) { return d.id == samples[a].id; });
+      if (it == decision.apps.end()) continue;
+      managed[a].effective_budget_mw = static_cast<uint64_t>(std::llround(std::max(0.0, it->budget_w) * 1000.0));
+      if (it->threads > 0) {
+        uint32_t d = std::clamp<uint32_t>(it->threads, 1, std::max<uint32_t>(1, app.max_threads));
+        if (Status s = apps_.setThreadCount(app.id, d); !s && s.error().code != ErrorCode::kNotFound)
+          warnOnce("d:" + std::to_string(app.id), "energy manager: " + s.error().message);
+      }
+      applyThreads(app, *it, managed[a]);
+      for (const auto& placement : managed[a].placements) {
+        decided_tids.push_back(placement.tid);
+        if (placement.core >= 0) group_cores.insert(static_cast<uint32_t>(placement.core));
+      }
+    }
+    // A policy steers the cores its apps run on, nothing else; where two
+    // policies share a core the lower frequency wins (budgets over speed).
+    for (const CoreDecision& cd : decision.cores) {
+      if (!group_cores.contains(cd.core)) continue;
+      auto [it, inserted] = core_decisions.emplace(cd.core, cd);
+      if (!inserted && cd.target_khz > 0 && (it->second.target_khz == 0 || cd.target_khz < it->second.target_khz))
+        it->second = cd;
+    }
+  }
+  for (const auto& [core, cd] : core_decisions) applyCore(core, cd);
+  std::vector<uint32_t> to_release;
+  for (const auto& [core, held] : held_cores_) {
+    auto it = core_decisions.find(core);
+    if (it == core_decisions.end() || (it->second.target_khz == 0 && it->second.governor == Governor::kUnchanged))
+      to_release.push_back(core);
+  }
+  for (uint32_t core : to_release) releaseCore(core);
+  releaseThreadsExcept(decided_tids);
+
+  for (size_t a = 0; a < apps.size(); ++a) {
+    std::set<uint32_t> cores;
+    for (const auto& placement : managed[a].placements)
+      if (placement.core >= 0) cores.insert(static_cast<uint32_t>(placement.core));
+    for (uint32_t core : cores) {
+      auto held = held_cores_.find(core);
+      if (held != held_cores_.end() && held->second.written_khz > 0)
+        managed[a].core_khz.emplace_back(core, held->second.written_khz);
+    }
+    apps_.updateManaged(apps[a].id, managed[a]);
+  }
+
+  std::lock_guard lock(mutex_);
+  ++stats_.steps;
+  if (dct) ++stats_.dct_steps;
+  stats_.last_policy_us = policy_us;
+  stats_.last_step_us = std::chrono::duration<double, std::micro>(Clock::now() - started).count();
+}
+
+void EnergyManager::applyThreads(const AppRecord& app, const AppDecision& decision, AppManagedState& managed) {
+  for (const ThreadDecision& td : decision.thread_decisions) {
+    bool registered = std::any_of(app.threads.begin(), app.threads.end(),
+                                  [&](const AppThreadRecord& t) { return t.tid == td.tid; });
+    if (!registered) continue;  // only threads the registry verified under /proc/<pid>/task
+    AppManagedState::Placement placement{td.tid, td.core, {}};
+    if (td.core >= 0) {
+      std::vector<uint32_t> cpus = hostCpusOf(static_cast<uint32_t>(td.core));
+      auto pinned = pinned_.find(td.tid);
+      if (!cpus.empty() && (pinned == pinned_.end() || pinned->second.current != cpus)) {
+        PinnedThread record;
+        if (pinned != pinned_.end()) {
+          record = pinned->second;
+        } else {
+          auto original = affinity_->get(td.tid);
+          if (!original) continue;  // gone
+          record.pid = app.pid;
+          record.original = std::move(*original);
+        }
+        if (Status s = affinity_->set(td.tid, cpus); !s) {
+          if (s.error().code != ErrorCode::kNotFound)
+            warnOnce("pin:" + std::to_string(app.id), "energy manager: pinning app " + std::to_string(app.id) +
+                                                          "'s threads failed: " + s.error().message);
+          continue;
+        }
+        record.current = cpus;
+        pinned_[td.tid] = std::move(record);
+      }
+      placed_core_[td.tid] = td.core;
+      if (auto it = pinned_.find(td.tid); it != pinned_.end()) placement.affinity = it->second.current;
+    }
+    managed.placements.push_back(std::move(placement));
+  }
+}
+
+void EnergyManager::applyCore(uint32_t core, const CoreDecision& decision) {
+  const auto& cores = node_.topology().cores;
+  if (core >= cores.size() || core >= policy_of_core_.size() || policy_of_core_[core] < 0) return;
+  const CpuFreqPolicy& policy = freq_policies_[policy_of_core_[core]];
+  const std::vector<uint32_t>& cpus = cores[core].cpus;
+  auto [it, first] = held_cores_.try_emplace(core);
+  HeldCore& held = it->second;
+  if (first) {
+    held.original_governor = policy.governor;
+    if (policy.intel_pstate_active) held.original_max_khz = policy.max_khz;
+  }
+  auto fail = [&](const std::string& what, const Error& error) {
+    warnOnce("core:" + what, "energy manager: " + what + " on core " + std::to_string(core) + " failed: " +
+                                 error.message);
+  };
+  std::string governor = governorName(decision.governor);
+  if (decision.target_khz > 0) {
+    if (policy.intel_pstate_active) {
+      // No userspace governor in active mode: the ceiling is the lever.
+      if (held.written_khz != decision.target_khz) {
+        FrequencyRequest request{cpus, std::nullopt, decision.target_khz, std::nullopt};
+        if (auto r = node_.setFrequencyLimits(request); !r) return fail("setting scaling_max_freq", r.error());
+        held.written_khz = decision.target_khz;
+      }
+      return;
+    }
+    if (held.written_governor != "userspace") {
+      if (auto r = node_.setGovernor(cpus, "userspace"); !r) return fail("selecting the userspace governor", r.error());
+      held.written_governor = "userspace";
+      held.written_khz = 0;
+    }
+    if (held.written_khz != decision.target_khz) {
+      FrequencyRequest request{cpus, std::nullopt, std::nullopt, decision.target_khz};
+      if (auto r = node_.setFrequencyLimits(request); !r) return fail("setting scaling_setspeed", r.error());
+      held.written_khz = decision.target_khz;
+    }
+    return;
+  }
+  if (!governor.empty() && held.written_governor != governor) {
+    if (auto r = node_.setGovernor(cpus, governor); !r) return fail("selecting the " + governor + " governor", r.error());
+    held.written_governor = governor;
+    held.written_khz = 0;
+  }
+}
+
+void EnergyManager::releaseCore(uint32_t core) {
+  auto it = held_cores_.find(core);
+  if (it == held_cores_.end()) return;
+  const auto& cores = node_.topology().cores;
+  HeldCore held = it->second;
+  held_cores_.erase(it);
+  if (core >= cores.size()) return;
+  const std::vector<uint32_t>& cpus = cores[core].cpus;
+  if (held.original_max_khz && held.written_khz > 0) {
+    FrequencyRequest request{cpus, std::nullopt, *held.original_max_khz, std::nullopt};
+    if (auto r = node_.setFrequencyLimits(request); !r)
+      warnOnce("restore-max", "energy manager: restoring scaling_max_freq on core " + std::to_string(core) +
+                                  " failed: " + r.error().message);
+  }
+  if (!held.written_governor.empty() && !held.original_governor.empty() &&
+      held.written_governor != held.original_governor) {
+    if (auto r = node_.setGovernor(cpus, held.original_governor); !r)
+      warnOnce("restore-governor", "energy manager: restoring governor " + held.original_governor + " on core " +
+                                       std::to_string(core) + " failed: " + r.error().message);
+  }
+}
+
+void EnergyManager::releaseThreadsExcept(const std::vector<pid_t>& live_tids) {
+  for (auto it = pinned_.begin(); it != pinned_.end();) {
+    if (std::find(live_tids.begin(), live_tids.end(), it->first) != live_tids.end()) {
+      ++it;
+      continue;
+    }
+    // A thread that left management but still runs (its app unregistered)
+    // gets its own affinity back; a dead one needs nothing.
+    if (schedstat_.read(it->second.pid, it->first) && !it->second.original.empty())
+      (void)affinity_->set(it->first, it->second.original);
+    if (perf_) perf_->forget(it->first);
+    it = pinned_.erase(it);
+  }
+  std::erase_if(placed_core_, [&](const auto& entry) {
+    return std::find(live_tids.begin(), live_tids.end(), entry.first) == live_tids.end();
+  });
+}
+
+void EnergyManager::releaseAll() {
+  std::vector<uint32_t> cores;
+  for (const auto& [core, held] : held_cores_) cores.push_back(core);
+  size_t released = cores.size();
+  for (uint32_t core : cores) releaseCore(core);
+  size_t threads = pinned_.size();
+  releaseThreadsExcept({});
+  policies_.clear();
+  accounting_.forgetExcept({});
+  if (options_.report_core_load)
+    for (size_t c = 0; c < node_.topology().cores.size(); ++c) options_.report_core_load(static_cast<uint32_t>(c), 0.0);
+  if (options_.on_active) options_.on_active(false);
+  active_ = false;
+  if (options_.log_info)
+    options_.log_info("energy manager: no app left; gave back " + std::to_string(released) + " cores and " +
+                      std::to_string(threads) + " thread pinnings");
+}
+
+}  // namespace nk

@@ -1,0 +1,128 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app_load_accounting.h"
+#include "app_record.h"
+#include "energy/energy_policy.h"
+#include "energy/policy_config.h"
+#include "platform/cpu_freq.h"
+#include "platform/perf_cycle_counter.h"
+#include "platform/thread_affinity.h"
+#include "platform/thread_schedstat.h"
+
+namespace nk {
+
+class AppRegistry;
+class NodeController;
+struct TelemetrySample;
+
+// The control loop between the apps, the policies and the hardware: every
+// dT_DVFS it measures the apps' threads, hands a snapshot to each app's
+// policy (stepDct every N-th tick), and applies the decisions: D through
+// the registry (the app's control stream), affinity with sched_setaffinity
+// on verified threads, frequencies through the node controller (userspace
+// governor and scaling_setspeed, or scaling_max_freq on intel_pstate).
+// Whatever it changed it gives back when no app needs it any more.
+class EnergyManager {
+ public:
+  struct Options {
+    PolicyConfig config;
+    // Policy of apps that name none while the node's policy is not an energy
+    // policy.
+    std::string fallback_policy = "thermal-aware";
+    // Per-thread workload from perf cycles when the kernel allows. An
+    // emulated node turns it off: host cycles say nothing of emulated clocks.
+    bool use_perf = true;
+    std::filesystem::path proc_root = "/proc";
+    // Emulated node: the load of app threads on each core drives the model.
+    std::function<void(uint32_t core, double utilisation)> report_core_load;
+    // Called when the first app arrives and after the last one left.
+    std::function<void(bool active)> on_active;
+    std::function<void(const std::string&)> log_info;
+    std::function<void(const std::string&)> log_warning;
+  };
+
+  struct Stats {
+    uint64_t steps = 0;
+    uint64_t dct_steps = 0;
+    double last_policy_us = 0;  // the policies' share of the last step
+    double last_step_us = 0;    // the whole step, measuring and applying included
+    std::string workload_source;
+  };
+
+  EnergyManager(AppRegistry& apps, NodeController& node, std::unique_ptr<ThreadAffinity> affinity, Options options);
+  ~EnergyManager();
+  EnergyManager(const EnergyManager&) = delete;
+  EnergyManager& operator=(const EnergyManager&) = delete;
+
+  void start();
+  // Stops the loop and gives back every core and thread it holds.
+  void stop();
+
+  Stats stats() const;
+
+ private:
+  struct HeldCore {
+    std::string original_governor;
+    std::optional<uint64_t> original_max_khz;  // intel_pstate: steered through max
+    uint64_t written_khz = 0;
+    std::string written_governor;
+  };
+  struct PinnedThread {
+    pid_t pid = 0;
+    std::vector<uint32_t> original;
+    std::vector<uint32_t> current;
+  };
+
+  void run();
+  void step(bool dct);
+  void refreshPolicies();
+  std::string effectivePolicy(const AppRecord& app, const std::string& node_default) const;
+  EnergySnapshot baseSnapshot(const TelemetrySample& telemetry) const;
+  void applyThreads(const AppRecord& app, const AppDecision& decision, AppManagedState& managed);
+  void applyCore(uint32_t core, const CoreDecision& decision);
+  void releaseCore(uint32_t core);
+  void releaseThreadsExcept(const std::vector<pid_t>& live_tids);
+  void releaseAll();
+  std::vector<uint32_t> hostCpusOf(uint32_t core) const;
+  void warnOnce(const std::string& key, const std::string& message);
+
+  AppRegistry& apps_;
+  NodeController& node_;
+  std::unique_ptr<ThreadAffinity> affinity_;
+  Options options_;
+  ThreadSchedstat schedstat_;
+  std::unique_ptr<PerfCycleCounter> perf_;
+  AppLoadAccounting accounting_;
+
+  // Owned by the loop thread.
+  std::map<std::string, std::unique_ptr<EnergyPolicy>> policies_;
+  std::vector<CpuFreqPolicy> freq_policies_;
+  std::vector<int> policy_of_core_;  // index into freq_policies_, -1: none
+  std::map<uint32_t, HeldCore> held_cores_;
+  std::map<pid_t, PinnedThread> pinned_;
+  std::map<pid_t, int32_t> placed_core_;
+  std::map<std::string, bool> warned_;
+  bool active_ = false;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  Stats stats_;
+  std::thread thread_;
+};
+
+}  // namespace nk
