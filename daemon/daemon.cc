@@ -178,6 +178,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   }
   energy.log_info = [](const std::string& message) { Logger::info(message); };
   energy.log_warning = [](const std::string& message) { Logger::warning(message); };
+  energy.log_debug = [](const std::string& message) { Logger::debug(message); };
   daemon->energy_ = std::make_unique<EnergyManager>(*daemon->apps_, *daemon->node_,
                                                     std::make_unique<SchedThreadAffinity>(), energy);
   daemon->energy_->start();

@@ -266,7 +266,7 @@ void EnergyManager::step(bool dct) {
     EnergyDecision decision = policy->stepDvfs(snapshot);
     if (dct) decision = policy->stepDct(snapshot);
     policy_us += std::chrono::duration<double, std::micro>(Clock::now() - policy_started).count();
-    if (dct && options_.log_info && !decision.reason.empty()) options_.log_info(decision.reason);
+    if (dct && options_.log_debug && !decision.reason.empty()) options_.log_debug(decision.reason);
 
     std::set<uint32_t> group_cores;
     for (size_t a : members) {
@@ -364,7 +364,7 @@ void EnergyManager::applyThreads(const AppRecord& app, const AppDecision& decisi
 void EnergyManager::applyCore(uint32_t core, const CoreDecision& decision) {
   const auto& cores = node_.topology().cores;
   if (core >= cores.size() || core >= policy_of_core_.size() || policy_of_core_[core] < 0) return;
-  const CpuFreqPolicy& policy = freq_policies_[policy_of_core_[core]];
+  CpuFreqPolicy& policy = freq_policies_[policy_of_core_[core]];
   const std::vector<uint32_t>& cpus = cores[core].cpus;
   auto [it, first] = held_cores_.try_emplace(core);
   HeldCore& held = it->second;
@@ -384,12 +384,16 @@ void EnergyManager::applyCore(uint32_t core, const CoreDecision& decision) {
         FrequencyRequest request{cpus, std::nullopt, decision.target_khz, std::nullopt};
         if (auto r = node_.setFrequencyLimits(request); !r) return fail("setting scaling_max_freq", r.error());
         held.written_khz = decision.target_khz;
+        policy.max_khz = decision.target_khz;
       }
       return;
     }
     if (held.written_governor != "userspace") {
       if (auto r = node_.setGovernor(cpus, "userspace"); !r) return fail("selecting the userspace governor", r.error());
       held.written_governor = "userspace";
+      // Keep the cache true between refreshes: a core given back and taken
+      // again before the next refresh must record the governor it really had.
+      policy.governor = held.written_governor;
       held.written_khz = 0;
     }
     if (held.written_khz != decision.target_khz) {
@@ -402,6 +406,7 @@ void EnergyManager::applyCore(uint32_t core, const CoreDecision& decision) {
   if (!governor.empty() && held.written_governor != governor) {
     if (auto r = node_.setGovernor(cpus, governor); !r) return fail("selecting the " + governor + " governor", r.error());
     held.written_governor = governor;
+    policy.governor = governor;
     held.written_khz = 0;
   }
 }
@@ -419,12 +424,16 @@ void EnergyManager::releaseCore(uint32_t core) {
     if (auto r = node_.setFrequencyLimits(request); !r)
       warnOnce("restore-max", "energy manager: restoring scaling_max_freq on core " + std::to_string(core) +
                                   " failed: " + r.error().message);
+    else if (core < policy_of_core_.size() && policy_of_core_[core] >= 0)
+      freq_policies_[policy_of_core_[core]].max_khz = *held.original_max_khz;
   }
   if (!held.written_governor.empty() && !held.original_governor.empty() &&
       held.written_governor != held.original_governor) {
     if (auto r = node_.setGovernor(cpus, held.original_governor); !r)
       warnOnce("restore-governor", "energy manager: restoring governor " + held.original_governor + " on core " +
                                        std::to_string(core) + " failed: " + r.error().message);
+    else if (core < policy_of_core_.size() && policy_of_core_[core] >= 0)
+      freq_policies_[policy_of_core_[core]].governor = held.original_governor;
   }
 }
 

@@ -53,6 +53,7 @@ class EnergyManager {
     std::function<void(bool active)> on_active;
     std::function<void(const std::string&)> log_info;
     std::function<void(const std::string&)> log_warning;
+    std::function<void(const std::string&)> log_debug;  // every DCT decision
   };
 
   struct Stats {

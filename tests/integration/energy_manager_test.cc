@@ -1,0 +1,334 @@
+// Integration tests of the energy manager: a real nodekeeperd --emulate and
+// real, unmodified OpenMP programs (one built with clang, one with g++ run
+// on LLVM libomp) that load libnodekeeper as their OMPT tool. The budget is
+// moved over gRPC; the test checks D in the programs' own team sizes, the
+// pinning in /proc/<pid>/task/*/status, the frequencies in the emulated
+// sysfs tree, and the node's power.
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "nodekeeper/v1/apps.grpc.pb.h"
+#include "nodekeeper/v1/node.grpc.pb.h"
+#include "test_process.h"
+
+extern char** environ;
+
+namespace nk::test {
+namespace {
+
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+
+std::string envOr(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+// An OpenMP program running in the background with its output in files.
+class Program {
+ public:
+  ~Program() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool start(const std::vector<std::string>& argv, const std::filesystem::path& out, const std::filesystem::path& err) {
+    out_ = out;
+    err_ = err;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc == 0;
+  }
+  // Waits for the exit; -1 on timeout (the program is then killed).
+  int wait(std::chrono::seconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      pid_t done = ::waitpid(pid_, &status, WNOHANG);
+      if (done == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return -1;
+  }
+  pid_t pid() const { return pid_; }
+  std::string out() const { return readFile(out_); }
+  std::string err() const { return readFile(err_); }
+
+ private:
+  pid_t pid_ = -1;
+  std::filesystem::path out_, err_;
+};
+
+// Team sizes of the regions the probe printed ("region R threads T").
+std::vector<int> teamSizes(const std::string& output) {
+  std::vector<int> sizes;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    int region = 0, threads = 0;
+    if (std::sscanf(line.c_str(), "region %d threads %d", &region, &threads) == 2) sizes.push_back(threads);
+  }
+  return sizes;
+}
+
+std::string cpusAllowed(pid_t pid, int32_t tid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+      std::string value = line.substr(std::string("Cpus_allowed_list:").size());
+      value.erase(0, value.find_first_not_of(" \t"));
+      return value;
+    }
+  return "";
+}
+
+struct ProbeBuild {
+  const char* name;
+  const char* probe_env;
+  bool preload_libomp;
+};
+
+class EnergyManagerTest : public ::testing::TestWithParam<ProbeBuild> {
+ protected:
+  static constexpr int kCores = 12;  // the default profile: 2 x 6-core Xeon E5-2630
+  static constexpr uint64_t kHighBudgetMw = 150000;
+  static constexpr uint64_t kLowBudgetMw = 45000;
+
+  void SetUp() override {
+    dir_ = makeSharedTempDir("em");
+    // dT_DCT 250 ms instead of 500 keeps the test short; the loop is the same.
+    ASSERT_TRUE(daemon_.start(dir_, {"--dct-interval-ms", "250"})) << daemon_.lastError();
+    auto channel = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
+    apps_ = v1::AppsService::NewStub(channel);
+    node_ = v1::NodeService::NewStub(channel);
+  }
+  void TearDown() override {
+    daemon_.stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::vector<std::string> probeCommand(const std::string& regions, const std::string& pause_us,
+                                        uint64_t budget_mw) {
+    std::vector<std::string> argv = {"/usr/bin/env",
+                                     "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
+                                     "NODEKEEPER_POWER_BUDGET_MW=" + std::to_string(budget_mw),
+                                     "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"),
+                                     "OMP_NUM_THREADS=" + std::to_string(kCores)};
+    if (GetParam().preload_libomp) argv.push_back("LD_PRELOAD=" + envOr("NK_LIBOMP"));
+    argv.push_back(envOr(GetParam().probe_env));
+    argv.insert(argv.end(), {regions, pause_us, (dir_ / "stop").string()});
+    return argv;
+  }
+
+  std::optional<v1::App> app() {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::AppList list;
+    if (!apps_->ListApps(&context, v1::ListAppsRequest(), &list).ok() || list.apps_size() == 0) return std::nullopt;
+    return list.apps(0);
+  }
+  grpc::Status setBudget(uint64_t app_id, uint64_t mw) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::SetPowerBudgetRequest request;
+    request.set_app_id(app_id);
+    request.set_power_budget_mw(mw);
+    v1::App reply;
+    return apps_->SetPowerBudget(&context, request, &reply);
+  }
+  double nodePowerW() {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::GetTelemetryRequest request;
+    request.set_fresh(true);
+    v1::TelemetrySnapshot snapshot;
+    if (!node_->GetTelemetry(&context, request, &snapshot).ok()) return NAN;
+    return snapshot.node_power_w();
+  }
+  // Mean node power over `span`, sampled every 100 ms.
+  double meanPowerW(std::chrono::milliseconds span) {
+    double sum = 0;
+    int n = 0;
+    for (auto end = std::chrono::steady_clock::now() + span; std::chrono::steady_clock::now() < end;) {
+      double p = nodePowerW();
+      if (std::isfinite(p)) {
+        sum += p;
+        ++n;
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+    return n ? sum / n : NAN;
+  }
+  std::string policyFile(int core, const std::string& file) {
+    return readTrimmed(daemon_.sysfs() / "devices/system/cpu/cpufreq" / ("policy" + std::to_string(core)) / file);
+  }
+  template <typename Predicate>
+  bool eventually(Predicate predicate, std::chrono::milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (predicate()) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return predicate();
+  }
+  // Mean scaling_setspeed over the cores the app's threads are placed on.
+  double meanSetspeedKhz(const v1::App& app) {
+    std::set<int> cores;
+    for (const auto& t : app.threads())
+      if (t.core() >= 0) cores.insert(t.core());
+    double sum = 0;
+    int n = 0;
+    for (int core : cores) {
+      if (policyFile(core, "scaling_governor") != "userspace") continue;
+      // Just after a governor switch the emulated kernel may not have
+      // settled scaling_setspeed yet ("<unsupported>"): skip that core.
+      std::string text = policyFile(core, "scaling_setspeed");
+      char* end = nullptr;
+      double khz = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') continue;
+      sum += khz;
+      ++n;
+    }
+    return n ? sum / n : NAN;
+  }
+
+  std::filesystem::path dir_;
+  DaemonProcess daemon_;
+  std::unique_ptr<v1::AppsService::Stub> apps_;
+  std::unique_ptr<v1::NodeService::Stub> node_;
+};
+
+TEST_P(EnergyManagerTest, BudgetDrivesThreadCountPinningAndFrequency) {
+  const long host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  std::string original_governor = policyFile(0, "scaling_governor");
+  Program probe;
+  ASSERT_TRUE(probe.start(probeCommand("10000000", "2000", kHighBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
+
+  // The tool registers the app and its 12 OpenMP threads; under a budget the
+  // node cannot reach, D climbs to C = 12 and frequencies to the top.
+  ASSERT_TRUE(eventually([&] { auto a = app(); return a && a->threads_size() >= kCores; }, 15s))
+      << probe.err();
+  ASSERT_TRUE(eventually([&] { auto a = app(); return a && a->thread_count() == kCores; }, 10s));
+  std::this_thread::sleep_for(1s);
+  auto high = app();
+  ASSERT_TRUE(high);
+  double high_khz = meanSetspeedKhz(*high);
+  EXPECT_TRUE(std::isfinite(high_khz)) << "the app's cores are not under the userspace governor";
+
+  // Every placed thread runs only where the daemon says: its core's host CPU.
+  size_t checked = 0;
+  for (const auto& t : high->threads()) {
+    if (t.core() < 0) continue;
+    std::string expected = std::to_string(t.core() % host_cpus);
+    EXPECT_EQ(cpusAllowed(high->pid(), t.tid()), expected) << "thread " << t.tid() << " on core " << t.core();
+    ASSERT_EQ(t.affinity().cpus_size(), 1);
+    EXPECT_EQ(t.affinity().cpus(0), static_cast<uint32_t>(t.core() % host_cpus));
+    ++checked;
+  }
+  EXPECT_GE(checked, static_cast<size_t>(kCores) - 1);
+
+  // Affinity swaps: over a few DCT intervals, two threads exchange cores.
+  std::map<int32_t, int32_t> before;
+  for (const auto& t : high->threads()) before[t.tid()] = t.core();
+  bool swapped = eventually([&] {
+    auto now = app();
+    if (!now) return false;
+    std::map<int32_t, int32_t> after;
+    for (const auto& t : now->threads()) after[t.tid()] = t.core();
+    for (const auto& [a, core_a] : before)
+      for (const auto& [b, core_b] : before)
+        if (a != b && core_a >= 0 && core_b >= 0 && after[a] == core_b && after[b] == core_a) return true;
+    return false;
+  }, 5s);
+  EXPECT_TRUE(swapped) << "no two threads exchanged their cores";
+
+  // Cut the budget: D goes down, frequencies follow ILC down, power converges.
+  ASSERT_TRUE(setBudget(high->app_id(), kLowBudgetMw).ok());
+  EXPECT_TRUE(eventually([&] { auto a = app(); return a && a->thread_count() <= kCores / 2; }, 10s));
+  std::this_thread::sleep_for(3s);
+  auto low = app();
+  ASSERT_TRUE(low);
+  double low_khz = meanSetspeedKhz(*low);
+  EXPECT_LT(low_khz, high_khz) << "ILC did not lower the frequencies under the cut budget";
+  double power = meanPowerW(3s);
+  EXPECT_NEAR(power, kLowBudgetMw / 1000.0, 0.15 * kLowBudgetMw / 1000.0) << "node power did not converge";
+  uint32_t low_d = low->thread_count();
+
+  // The program's own regions ran with fewer threads after the cut.
+  auto sizes = teamSizes(probe.out());
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_EQ(*std::max_element(sizes.begin(), sizes.end()), kCores);
+  EXPECT_LE(sizes.back(), static_cast<int>(kCores / 2 + 2));
+
+  // Raise it again: D goes up.
+  ASSERT_TRUE(setBudget(low->app_id(), kHighBudgetMw).ok());
+  EXPECT_TRUE(eventually([&] { auto a = app(); return a && a->thread_count() > low_d + 2; }, 10s));
+
+  // Kill the daemon mid-run: the program carries on and finishes correctly.
+  daemon_.kill9();
+  std::this_thread::sleep_for(1s);
+  std::ofstream(dir_ / "stop") << "stop\n";
+  ASSERT_EQ(probe.wait(30s), 0) << probe.err();
+  std::string out = probe.out();
+  long regions = static_cast<long>(teamSizes(out).size());
+  EXPECT_NE(out.find("checksum " + std::to_string(regions * 499500L)), std::string::npos) << out.substr(out.size() - 200);
+  EXPECT_NE(probe.err().find("nodekeeper"), std::string::npos) << "no line on stderr about the lost daemon";
+
+  // The killed daemon left its saved controls; a new one restores them.
+  ASSERT_TRUE(daemon_.start(dir_, {"--dct-interval-ms", "250"})) << daemon_.lastError();
+  EXPECT_EQ(policyFile(0, "scaling_governor"), original_governor);
+}
+
+TEST_P(EnergyManagerTest, ControlsComeBackWhenTheAppIsKilled) {
+  std::vector<std::string> governors;
+  for (int core = 0; core < kCores; ++core) governors.push_back(policyFile(core, "scaling_governor"));
+  Program probe;
+  ASSERT_TRUE(probe.start(probeCommand("10000000", "2000", kLowBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] {
+    auto a = app();
+    return a && a->threads_size() >= 2 && policyFile(a->threads(0).core() >= 0 ? a->threads(0).core() : 0,
+                                                      "scaling_governor") == "userspace";
+  }, 15s)) << probe.err();
+  ::kill(probe.pid(), SIGKILL);
+  probe.wait(10s);
+  // Within one dT_DCT (250 ms here) plus the sampling slack, every governor
+  // is back and the app is gone.
+  EXPECT_TRUE(eventually([&] {
+    for (int core = 0; core < kCores; ++core)
+      if (policyFile(core, "scaling_governor") != governors[core]) return false;
+    return !app().has_value();
+  }, 2s));
+}
+
+INSTANTIATE_TEST_SUITE_P(Builds, EnergyManagerTest,
+                         ::testing::Values(ProbeBuild{"clang", "NK_PROBE_CLANG", false},
+                                           ProbeBuild{"gcc_on_libomp", "NK_PROBE_GCC", true}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace nk::test
