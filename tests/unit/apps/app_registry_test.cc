@@ -37,6 +37,7 @@ class AppRegistryTest : public ::testing::Test {
     AppRegistry::Options options;
     options.node_power_cap_mw = [this] { return cap_mw_; };
     options.default_max_threads = 12;
+    options.policies = {"thermal-aware", "ondemand"};
     options.on_removed = [this](const AppRecord& app) { removed_ids_.push_back(app.id); };
     registry_ = std::make_unique<AppRegistry>(access_, std::move(inspector), std::move(options));
   }
@@ -319,6 +320,59 @@ TEST_F(AppRegistryTest, ReportsAreKept) {
   EXPECT_TRUE(registry_->report(app.id, 5).ok());
   EXPECT_EQ(registry_->find(app.id)->reported_team_size, 5u);
   EXPECT_EQ(registry_->report(app.id + 1, 5).error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(AppRegistryTest, PolicyIsForOwnerOrAdminAndMustBeKnown) {
+  AppRecord app = registerOwnerApp();
+  auto set = registry_->setPolicy(owner_, app.id, "ondemand");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->policy, "ondemand");
+  auto unknown = registry_->setPolicy(admin_, app.id, "turbo");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(unknown.error().message.find("available: thermal-aware, ondemand"), std::string::npos);
+  EXPECT_EQ(registry_->setPolicy(other_, app.id, "thermal-aware").error().code, ErrorCode::kPermissionDenied);
+  EXPECT_EQ(registry_->find(app.id)->policy, "ondemand");  // refusals changed nothing
+  ASSERT_TRUE(registry_->setPolicy(admin_, app.id, "").ok());
+  EXPECT_EQ(registry_->find(app.id)->policy, "");
+
+  AppRegistration registration;
+  registration.policy = "turbo";
+  EXPECT_EQ(registry_->registerApp(other_, registration).error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(AppRegistryTest, ManagedStateIsShownAndAMoveWakesTheStream) {
+  AppRecord app = registerOwnerApp();
+  procs_->addThread(kAppPid, kAppPid + 1);
+  ASSERT_TRUE(registry_->registerThread(owner_, app.id, kAppPid + 1, 0).ok());
+  uint64_t seq = registry_->find(app.id)->decision.seq;
+
+  AppManagedState state;
+  state.measured_power_mw = 41000;
+  state.effective_budget_mw = 40000;
+  state.effective_policy = "thermal-aware";
+  state.placements = {{kAppPid + 1, 3, {1}}, {99999, 4, {0}}};  // the second is not registered
+  state.core_khz = {{3, 1800000}};
+  registry_->updateManaged(app.id, state);
+  AppRecord shown = *registry_->find(app.id);
+  EXPECT_EQ(shown.measured_power_mw, 41000u);
+  EXPECT_EQ(shown.effective_budget_mw, 40000u);
+  EXPECT_EQ(shown.effective_policy, "thermal-aware");
+  ASSERT_EQ(shown.threads.size(), 1u);
+  EXPECT_EQ(shown.threads[0].core, 3);
+  EXPECT_EQ(shown.threads[0].affinity, std::vector<uint32_t>{1});
+  EXPECT_EQ(shown.decision.seq, seq + 1);
+  ASSERT_EQ(shown.decision.threads.size(), 1u);
+  EXPECT_EQ(shown.decision.core_khz.size(), 1u);
+
+  // Frequencies alone do not send a new decision; a move does.
+  state.core_khz = {{3, 1700000}};
+  registry_->updateManaged(app.id, state);
+  EXPECT_EQ(registry_->find(app.id)->decision.seq, seq + 1);
+  state.placements = {{kAppPid + 1, 8, {0}}};
+  registry_->updateManaged(app.id, state);
+  EXPECT_EQ(registry_->find(app.id)->decision.seq, seq + 2);
+  EXPECT_EQ(registry_->find(app.id)->threads[0].core, 8);
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 8);
+  EXPECT_EQ(settings, 10);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -115,6 +115,31 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
   EXPECT_EQ(*config->telemetry_interval_ms, defaults.telemetry_interval_ms);
   EXPECT_EQ(*config->admin_group, defaults.admin_group);
   EXPECT_EQ(*config->log_level, "info");
+  EXPECT_DOUBLE_EQ(*config->dct_interval_ms / 1000.0, defaults.energy.dct_interval_s);
+  EXPECT_EQ(*config->dvfs_per_dct, defaults.energy.dvfs_per_dct);
+}
+
+TEST(DaemonConfig, EnergyIntervalsFromFileAndFlags) {
+  auto config = DaemonConfig::parse("dct_interval_ms = 250\ndvfs_per_dct = 5\n", "t");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(*config->dct_interval_ms, 250u);
+  EXPECT_EQ(*config->dvfs_per_dct, 5u);
+  auto too_short = DaemonConfig::parse("dct_interval_ms = 5\n", "t");
+  ASSERT_FALSE(too_short.ok());
+  EXPECT_NE(too_short.error().message.find("between 20 and 60000"), std::string::npos);
+  EXPECT_FALSE(DaemonConfig::parse("dvfs_per_dct = 0\n", "t").ok());
+  EXPECT_FALSE(DaemonConfig::parse("dvfs_per_dct = 2.5\n", "t").ok());
+
+  const char* flags[] = {"nodekeeperd", "--config", "/dev/null", "--dct-interval-ms", "300", "--dvfs-per-dct=6"};
+  auto options = DaemonOptions::fromCommandLine(flags);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_DOUBLE_EQ(options->energy.dct_interval_s, 0.3);
+  EXPECT_EQ(options->energy.dvfs_per_dct, 6u);
+  EXPECT_DOUBLE_EQ(options->energy.dvfsIntervalS(), 0.05);
+  const char* bad[] = {"nodekeeperd", "--config", "/dev/null", "--dvfs-per-dct", "many"};
+  auto refused = DaemonOptions::fromCommandLine(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("--dvfs-per-dct must be a number between 1 and 100"), std::string::npos);
 }
 
 }  // namespace
