@@ -5,3 +5,14 @@ build=$1
 shift
 export NK_DAEMON="$build/daemon/nodekeeperd" NK_CLI="$build/cli/nodekeeper"
 "$build/bench/telemetry_bench" "$@"
+echo
+"$build/bench/energy_step_bench"
+if [[ -x "$build/bench/ompt_overhead_bench" ]]; then
+  echo
+  "$build/bench/ompt_overhead_bench" --null-tool "$build/bench/libompt_null_tool.so" "$build/client-lib/libnodekeeper.so"
+fi
+if [[ -x "$build/examples/omp_phases_clang" ]]; then
+  echo
+  NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_PROGRAM="$build/tests/integration/client/omp_probe_clang" \
+    "$build/bench/budget_tracking_bench"
+fi

@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/app_resolver.h"
+#include "cli/apps_client.h"
+#include "cli/apps_formatter.h"
 #include "cli/command_line.h"
 #include "cli/command_table.h"
 #include "cli/control_formatter.h"
@@ -65,6 +68,14 @@ std::string intervalText(uint32_t interval_ms) {
   return buffer;
 }
 
+// The app ids the daemon hands out are its own; a user may as well type the
+// pid, so the number is looked up in the current list.
+Result<pb::App> findApp(uint64_t id_or_pid, AppsClient& client) {
+  auto apps = client.listApps();
+  if (!apps) return apps.error();
+  return AppResolver::resolve(id_or_pid, *apps);
+}
+
 }  // namespace
 
 CommandRunner::CommandRunner(std::ostream& out, std::ostream& err, bool out_is_terminal)
@@ -94,13 +105,16 @@ int CommandRunner::run(const Invocation& invocation) {
 
   const std::string socket = CommandLine::socketPath(invocation.global, std::getenv("NODEKEEPER_SOCKET"));
   auto timeout = std::chrono::milliseconds(std::llround(invocation.global.timeout_s * 1000.0));
+  // Channels connect on their first call, so the unused one costs nothing.
   NodeClient client(socket, timeout);
-  int code = dispatch(invocation, client);
+  AppsClient apps_client(socket, timeout);
+  int code = dispatch(invocation, client, apps_client);
   out_.flush();
   return code;
 }
 
-int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client) {
+int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client) {
+  const bool for_app = invocation.options.has("app");
   switch (invocation.command->id) {
     case CommandId::kStatus: return status(invocation, client);
     case CommandId::kWatch: return watch(invocation, client);
@@ -111,8 +125,10 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client) {
     case CommandId::kPowerCapGet: return powerCapGet(invocation, client);
     case CommandId::kPowerCapSet:
     case CommandId::kPowerCapDisable: return powerCapSet(invocation, client);
-    case CommandId::kPolicyGet: return policyGet(invocation, client);
-    case CommandId::kPolicySet: return policySet(invocation, client);
+    case CommandId::kPolicyGet: return for_app ? appPolicyGet(invocation, apps_client) : policyGet(invocation, client);
+    case CommandId::kPolicySet: return for_app ? appPolicySet(invocation, apps_client) : policySet(invocation, client);
+    case CommandId::kApps: return apps(invocation, apps_client);
+    case CommandId::kBudget: return budget(invocation, apps_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);
   }
   return fail("command not implemented");
@@ -250,6 +266,54 @@ int CommandRunner::whoAmI(const Invocation& invocation, NodeClient& client) {
   auto group = groupName(identity->gid());
   out_ << (invocation.global.json ? ControlFormatter::identityJson(*identity, user, group)
                                   : ControlFormatter::identityText(*identity, user, group));
+  return 0;
+}
+
+int CommandRunner::apps(const Invocation& invocation, AppsClient& client) {
+  auto apps = client.listApps();
+  if (!apps) return fail(apps.error().message);
+  out_ << (invocation.global.json ? AppsFormatter::appsJson(*apps) : AppsFormatter::appsText(*apps));
+  return 0;
+}
+
+int CommandRunner::budget(const Invocation& invocation, AppsClient& client) {
+  auto selector = RequestBuilder::appSelector(invocation);
+  if (!selector) return fail(selector.error().message);
+  auto milliwatts = RequestBuilder::powerBudgetMilliwatts(invocation);
+  if (!milliwatts) return fail(milliwatts.error().message);
+  auto app = findApp(*selector, client);
+  if (!app) return fail(app.error().message);
+  pb::SetPowerBudgetRequest request;
+  request.set_app_id(app->app_id());
+  request.set_power_budget_mw(*milliwatts);
+  auto updated = client.setPowerBudget(request);
+  if (!updated) return fail(updated.error().message);
+  out_ << (invocation.global.json ? AppsFormatter::appJson(*updated) : AppsFormatter::appText(*updated));
+  return 0;
+}
+
+int CommandRunner::appPolicyGet(const Invocation& invocation, AppsClient& client) {
+  auto selector = RequestBuilder::appSelector(invocation);
+  if (!selector) return fail(selector.error().message);
+  auto app = findApp(*selector, client);
+  if (!app) return fail(app.error().message);
+  out_ << (invocation.global.json ? AppsFormatter::appPolicyJson(*app) : AppsFormatter::appPolicyText(*app));
+  return 0;
+}
+
+int CommandRunner::appPolicySet(const Invocation& invocation, AppsClient& client) {
+  auto selector = RequestBuilder::appSelector(invocation);
+  if (!selector) return fail(selector.error().message);
+  auto name = RequestBuilder::appPolicyName(invocation);
+  if (!name) return fail(name.error().message);
+  auto app = findApp(*selector, client);
+  if (!app) return fail(app.error().message);
+  pb::SetAppPolicyRequest request;
+  request.set_app_id(app->app_id());
+  request.set_policy(*name);
+  auto updated = client.setAppPolicy(request);
+  if (!updated) return fail(updated.error().message);
+  out_ << (invocation.global.json ? AppsFormatter::appPolicyJson(*updated) : AppsFormatter::appPolicyText(*updated));
   return 0;
 }
 

@@ -10,6 +10,7 @@ class FrequencyPolicies;
 namespace nk::cli {
 
 struct Invocation;
+class AppsClient;
 class NodeClient;
 
 // Carries out a parsed command: calls the daemon, prints the result, and
@@ -21,7 +22,7 @@ class CommandRunner {
   int run(const Invocation& invocation);
 
  private:
-  int dispatch(const Invocation& invocation, NodeClient& client);
+  int dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client);
   int status(const Invocation& invocation, NodeClient& client);
   int watch(const Invocation& invocation, NodeClient& client);
   int freqGet(const Invocation& invocation, NodeClient& client, bool governors_only);
@@ -33,6 +34,10 @@ class CommandRunner {
   int policyGet(const Invocation& invocation, NodeClient& client);
   int policySet(const Invocation& invocation, NodeClient& client);
   int whoAmI(const Invocation& invocation, NodeClient& client);
+  int apps(const Invocation& invocation, AppsClient& client);
+  int budget(const Invocation& invocation, AppsClient& client);
+  int appPolicyGet(const Invocation& invocation, AppsClient& client);
+  int appPolicySet(const Invocation& invocation, AppsClient& client);
 
   int fail(const std::string& message);
 

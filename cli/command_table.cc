@@ -17,6 +17,10 @@ OptionSpec packageOption(const std::string& what) {
   return {"package", 0, true, "LIST", "packages to " + what + ", e.g. 0 or 0-1 (default: all)"};
 }
 
+OptionSpec appOption(const std::string& verb) {
+  return {"app", 0, true, "APP", verb + " APP's policy instead of the node's (its id or pid, see 'nodekeeper apps')"};
+}
+
 std::string optionLabel(const OptionSpec& option) {
   std::string label = option.short_name ? std::string("-") + option.short_name + ", " : std::string();
   label += "--" + option.name;
@@ -62,7 +66,8 @@ bool startsWith(const std::vector<std::string>& path, const std::vector<std::str
 
 const char kUnitsNote[] =
     "Frequencies take a unit: 1.8GHz, 1800MHz, 1800000kHz (a plain number is kHz).\n"
-    "Power takes a unit: 45W, 45000mW. CPU and package lists look like 0-3,8,10-11.\n";
+    "Power takes a unit: 45W, 45.5W, 45000mW (a plain number is W). CPU and package\n"
+    "lists look like 0-3,8,10-11.\n";
 
 }  // namespace
 
@@ -127,13 +132,30 @@ CommandTable::CommandTable() {
       {CommandId::kPowerCapDisable, {"power", "cap", "disable"}, {}, {packageOption("uncap")},
        "turn package power caps off (admin)",
        "Disables the RAPL power limit of the selected packages. Needs the admin role.\n"},
-      {CommandId::kPolicyGet, {"policy", "get"}, {}, {},
-       "the node's energy policy and the ones available",
+      {CommandId::kPolicyGet, {"policy", "get"}, {}, {appOption("show")},
+       "the node's energy policy and the ones available, or an app's",
        "Shows the energy policy the daemon runs (performance, powersave, ondemand,\n"
-       "thermal-aware, ...) and the available ones.\n"},
-      {CommandId::kPolicySet, {"policy", "set"}, {"NAME"}, {},
-       "select the node's energy policy (admin)",
-       "Selects the node's energy policy. Needs the admin role.\n"},
+       "thermal-aware, ...) and the available ones. With --app, shows the app's own\n"
+       "policy, or \"(node default)\" and the node policy it follows.\n"},
+      {CommandId::kPolicySet, {"policy", "set"}, {"NAME"}, {appOption("set")},
+       "select the node's energy policy (admin), or an app's (its owner)",
+       "Selects the node's energy policy. Needs the admin role. With --app, selects the\n"
+       "policy of that app only; NAME \"default\" hands it back to the node's policy.\n"
+       "Needs the app's owner or the admin role.\n"},
+      {CommandId::kApps, {"apps"}, {}, {},
+       "the apps registered for energy management, with their threads",
+       "Lists the applications that registered with the daemon through libnodekeeper:\n"
+       "id, pid, name, the policy that drives them, D (threads the daemon lets the app\n"
+       "run / its maximum), power budget (with the effective budget the energy manager\n"
+       "holds it to, where that differs), measured power, and under each app one line\n"
+       "per thread: tid, OpenMP thread number, the node core it is placed on and the\n"
+       "host CPUs it is pinned to.\n"},
+      {CommandId::kBudget, {"budget"}, {"APP", "WATTS"}, {},
+       "set an app's power budget, e.g. 'budget 3 40W' (its owner or admin)",
+       "Sets the power budget of APP (its id or pid, see 'nodekeeper apps') to WATTS,\n"
+       "e.g. 40W, 12.5W, 12000mW or 12 (watts). The budget must be positive and at\n"
+       "most the node's power cap. Needs the app's owner or the admin role. Prints the\n"
+       "app as it is now.\n"},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"
@@ -166,7 +188,8 @@ std::vector<std::string> CommandTable::nextWords(const std::vector<std::string>&
 std::string CommandTable::mainHelp() const {
   std::string out = "usage: nodekeeper [OPTIONS] COMMAND [ARGS]\n\n"
                     "Monitors and controls this node's CPU frequency, power caps and energy\n"
-                    "policy through nodekeeperd.\n\nCommands:\n";
+                    "policy, and the power budgets of the apps it manages, through nodekeeperd.\n\n"
+                    "Commands:\n";
   size_t width = 0;
   for (const auto& command : commands_) width = std::max(width, command.name().size());
   for (const auto& command : commands_)
@@ -196,7 +219,7 @@ std::string CommandTable::commandHelp(const CommandSpec& command) const {
   if (!command.options.empty()) out += "\nOptions:\n" + optionLines(command.options);
   out += "\nGlobal options:\n" + optionLines(global_options_);
   // Only where a frequency, power or list is typed in.
-  bool takes_units = command.id == CommandId::kPowerCapSet;
+  bool takes_units = command.id == CommandId::kPowerCapSet || command.id == CommandId::kBudget;
   for (const auto& option : command.options)
     takes_units = takes_units || option.value_name == "LIST" || option.value_name == "FREQ";
   if (takes_units) out += "\n" + std::string(kUnitsNote);

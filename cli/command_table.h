@@ -19,6 +19,8 @@ enum class CommandId {
   kPowerCapDisable,
   kPolicyGet,
   kPolicySet,
+  kApps,
+  kBudget,
   kWhoAmI,
 };
 

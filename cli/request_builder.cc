@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "cli/command_line.h"
 #include "cli/command_table.h"
@@ -37,6 +38,10 @@ Status checkName(const std::string& name, const std::string& what) {
     return invalidArgument(what + " name '" + name + "' must not contain spaces or '/'");
   return {};
 }
+
+// A budget of a megawatt is a typo, not a node; the bound also keeps the
+// conversion to milliwatts far inside uint64 and the daemon's int64.
+constexpr double kMaxPowerBudgetWatts = 1e6;
 
 }  // namespace
 
@@ -126,6 +131,42 @@ Result<WatchSettings> RequestBuilder::watch(const Invocation& invocation) {
     settings.count = count;
   }
   return settings;
+}
+
+Result<uint64_t> RequestBuilder::appSelector(const Invocation& invocation) {
+  // "budget" names the app first; "policy" takes it through --app.
+  bool positional = invocation.command != nullptr && invocation.command->id == CommandId::kBudget;
+  std::string label = positional ? "APP" : "--app";
+  std::optional<std::string> text;
+  if (!positional) text = invocation.options.value("app");
+  else if (!invocation.positionals.empty()) text = invocation.positionals[0];
+  if (!text) return invalidArgument(label + " is missing");
+  uint64_t number = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), number);
+  if (text->empty() || ec != std::errc() || ptr != text->data() + text->size() || number == 0)
+    return invalidArgument(label + ": '" + *text + "' is not an app id or pid (see 'nodekeeper apps')");
+  return number;
+}
+
+Result<uint64_t> RequestBuilder::powerBudgetMilliwatts(const Invocation& invocation) {
+  const std::string text = invocation.positionals.size() < 2 ? std::string() : invocation.positionals[1];
+  // parsePowerWatts would call "-5W" "not a power"; the sign is the real problem.
+  if (!trim(text).empty() && trim(text).front() == '-')
+    return invalidArgument("WATTS: power budget '" + text + "' must be positive");
+  auto watts = parsePowerWatts(text);
+  if (!watts) return invalidArgument("WATTS: " + watts.error().message);
+  if (*watts > kMaxPowerBudgetWatts)
+    return invalidArgument("WATTS: power budget '" + text + "' is out of range (at most 1000000 W)");
+  auto milliwatts = static_cast<uint64_t>(std::llround(*watts * 1000.0));
+  if (milliwatts == 0) return invalidArgument("WATTS: power budget '" + text + "' is below 1 mW");
+  return milliwatts;
+}
+
+Result<std::string> RequestBuilder::appPolicyName(const Invocation& invocation) {
+  const std::string name = invocation.positionals.empty() ? std::string() : invocation.positionals[0];
+  if (name.empty() || name == "default") return std::string();
+  if (auto status = checkName(name, "policy"); !status) return status.error();
+  return name;
 }
 
 }  // namespace nk::cli

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <string>
+
 #include "common/result.h"
 #include "nodekeeper/v1/node.pb.h"
 
@@ -27,6 +29,15 @@ class RequestBuilder {
   // --cpu of the read-only commands; empty means every CPU.
   static Result<std::vector<uint32_t>> cpuFilter(const Invocation& invocation);
   static Result<WatchSettings> watch(const Invocation& invocation);
+
+  // The app as typed (APP of "budget", --app of "policy"): a number that is
+  // an app id or a pid; AppResolver finds which once the apps are listed.
+  static Result<uint64_t> appSelector(const Invocation& invocation);
+  // WATTS of "budget" in milliwatts, the unit of SetPowerBudgetRequest.
+  static Result<uint64_t> powerBudgetMilliwatts(const Invocation& invocation);
+  // NAME of "policy set --app"; "default" (or empty) becomes the empty
+  // string, which hands the app back to the node's policy.
+  static Result<std::string> appPolicyName(const Invocation& invocation);
 };
 
 }  // namespace nk::cli

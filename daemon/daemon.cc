@@ -172,6 +172,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   EnergyManager::Options energy;
   energy.config = options.energy;
   energy.use_perf = !options.emulate;
+  energy.waiting_is_work = options.emulate;
   if (EmulatedNode* emulated = daemon->emulated_.get()) {
     energy.report_core_load = [emulated](uint32_t core, double load) { emulated->setExtraUtilisation(core, load); };
     energy.on_active = [emulated](bool active) { emulated->setHostLoadEnabled(!active); };

@@ -20,6 +20,7 @@ std::optional<ThreadActivity> AppLoadAccounting::observe(const ThreadReading& re
   double run_s = static_cast<double>(reading.run_ns - previous.reading.run_ns) * 1e-9;
   double wait_s = static_cast<double>(reading.wait_ns - previous.reading.wait_ns) * 1e-9;
   activity.cpu_s = run_s;
+  activity.interval_s = dt;
   activity.busy = std::clamp((run_s + wait_s) / dt, 0.0, 1.0);
   if (reading.cycles && previous.reading.cycles && *reading.cycles >= *previous.reading.cycles)
     activity.cycles = static_cast<double>(*reading.cycles - *previous.reading.cycles);

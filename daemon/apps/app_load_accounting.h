@@ -22,6 +22,7 @@ struct ThreadReading {
 struct ThreadActivity {
   double busy = 0.0;   // fraction of the interval it was runnable, 0..1
   double cpu_s = 0.0;  // CPU time it got
+  double interval_s = 0.0;
   std::optional<double> cycles;
 };
 

@@ -189,6 +189,11 @@ void EnergyManager::step(bool dct) {
   }
   auto telemetry = node_.telemetry().latest();
   if (!telemetry) return;
+  // ILC must see each power reading once: a DVFS step on a reading it has
+  // already corrected for would correct the same error twice. (With the
+  // sampler slower than dT_DVFS, DVFS then runs at the sampler's pace.)
+  if (!dct && telemetry->seq == last_telemetry_seq_) return;
+  last_telemetry_seq_ = telemetry->seq;
 
   // Measure every registered thread.
   const size_t core_count = node_.topology().cores.size();
@@ -205,7 +210,8 @@ void EnergyManager::step(bool dct) {
     sample.budget_w = static_cast<double>(app.power_budget_mw) / 1000.0;
     sample.max_threads = app.max_threads;
     sample.threads = app.decision.thread_count;
-    for (const auto& thread : app.threads) {
+    for (size_t index = 0; index < app.threads.size(); ++index) {
+      const AppThreadRecord& thread = app.threads[index];
       auto times = schedstat_.read(app.pid, thread.tid);
       if (!times) continue;  // exited between list() and here
       live_tids.push_back(thread.tid);
@@ -214,12 +220,16 @@ void EnergyManager::step(bool dct) {
       auto activity = accounting_.observe(reading, now_s);
       int32_t core = -1;
       if (auto placed = placed_core_.find(thread.tid); placed != placed_core_.end()) core = placed->second;
-      if (core < 0 && core_count > 0) core = static_cast<int32_t>(thread.omp_thread_num % core_count);
+      // A thread no policy placed is counted where the scheduler would most
+      // likely spread it: one core per thread, in registration order.
+      if (core < 0 && core_count > 0) core = static_cast<int32_t>(index % core_count);
       ThreadSample ts;
       ts.tid = thread.tid;
       ts.core = core;
       if (activity) {
-        ts.workload = perf_ && activity->cycles ? *activity->cycles : activity->cpu_s;
+        ts.workload = perf_ && activity->cycles ? *activity->cycles
+                      : options_.waiting_is_work    ? activity->busy * activity->interval_s
+                                                    : activity->cpu_s;
         app_busy[a] += activity->busy;
         if (core >= 0) core_load[core] = std::min(1.0, core_load[core] + activity->busy);
       }

@@ -47,6 +47,10 @@ class EnergyManager {
     // emulated node turns it off: host cycles say nothing of emulated clocks.
     bool use_perf = true;
     std::filesystem::path proc_root = "/proc";
+    // Count the time a thread waited for a CPU as work it did. An emulated
+    // node has more cores than its host: a thread that waited for one of
+    // the host's CPUs would have run all along on its own emulated core.
+    bool waiting_is_work = false;
     // Emulated node: the load of app threads on each core drives the model.
     std::function<void(uint32_t core, double utilisation)> report_core_load;
     // Called when the first app arrives and after the last one left.
@@ -118,6 +122,7 @@ class EnergyManager {
   std::map<pid_t, int32_t> placed_core_;
   std::map<std::string, bool> warned_;
   bool active_ = false;
+  uint64_t last_telemetry_seq_ = 0;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -21,6 +21,7 @@ TEST(AppLoadAccounting, BusyCountsRunAndWaitOverTheInterval) {
   ASSERT_TRUE(activity);
   EXPECT_NEAR(activity->busy, 0.5, 1e-9);
   EXPECT_NEAR(activity->cpu_s, 0.03, 1e-12);
+  EXPECT_NEAR(activity->interval_s, 0.1, 1e-12);
   ASSERT_TRUE(activity->cycles);
   EXPECT_DOUBLE_EQ(*activity->cycles, 42'000'000.0);
 }

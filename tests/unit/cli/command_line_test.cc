@@ -167,5 +167,64 @@ TEST(CommandTable, HelpTextsMentionEveryCommandAndOption) {
   EXPECT_EQ(freq.find("power cap"), std::string::npos);
 }
 
+TEST(CommandLine, AppsCommands) {
+  auto apps = parse({"apps", "--json"});
+  ASSERT_TRUE(apps.ok()) << apps.error().message;
+  ASSERT_NE(apps->command, nullptr);
+  EXPECT_EQ(apps->command->id, CommandId::kApps);
+  EXPECT_TRUE(apps->global.json);
+
+  auto budget = parse({"budget", "3", "40W"});
+  ASSERT_TRUE(budget.ok()) << budget.error().message;
+  EXPECT_EQ(budget->command->id, CommandId::kBudget);
+  EXPECT_EQ(budget->positionals, (std::vector<std::string>{"3", "40W"}));
+
+  // The node's policy as before; --app selects an app's.
+  auto node = parse({"policy", "set", "ondemand"});
+  ASSERT_TRUE(node.ok());
+  EXPECT_FALSE(node->options.has("app"));
+  auto app = parse({"policy", "set", "ondemand", "--app", "7"});
+  ASSERT_TRUE(app.ok()) << app.error().message;
+  EXPECT_EQ(app->options.value("app"), "7");
+  EXPECT_EQ(app->positionals, (std::vector<std::string>{"ondemand"}));
+  auto get = parse({"policy", "get", "--app=7", "--json"});
+  ASSERT_TRUE(get.ok()) << get.error().message;
+  EXPECT_EQ(get->options.value("app"), "7");
+
+  EXPECT_EQ(errorOf({"budget", "3"}), "missing WATTS for 'budget'; see 'nodekeeper budget --help'");
+  EXPECT_EQ(errorOf({"budget"}), "missing APP for 'budget'; see 'nodekeeper budget --help'");
+  EXPECT_EQ(errorOf({"apps", "--app", "1"}), "unknown option '--app' for 'apps'; see 'nodekeeper apps --help'");
+  EXPECT_EQ(errorOf({"policy", "get", "--app"}),
+            "option '--app' needs a value (APP) for 'policy get'; see 'nodekeeper policy get --help'");
+}
+
+TEST(CommandTable, HelpTextsDescribeTheAppsCommands) {
+  const CommandTable& table = CommandTable::instance();
+  std::string main_help = table.mainHelp();
+  EXPECT_NE(main_help.find("\n  apps "), std::string::npos) << main_help;
+  EXPECT_NE(main_help.find("\n  budget "), std::string::npos) << main_help;
+
+  const CommandSpec* budget = table.find({"budget"});
+  ASSERT_NE(budget, nullptr);
+  std::string budget_help = table.commandHelp(*budget);
+  EXPECT_EQ(budget_help.rfind("usage: nodekeeper [OPTIONS] budget APP WATTS\n", 0), 0u) << budget_help;
+  EXPECT_NE(budget_help.find("12000mW"), std::string::npos);
+  EXPECT_NE(budget_help.find("owner"), std::string::npos);
+  EXPECT_NE(budget_help.find("a plain number is W"), std::string::npos);
+
+  const CommandSpec* apps = table.find({"apps"});
+  ASSERT_NE(apps, nullptr);
+  EXPECT_NE(table.commandHelp(*apps).find("per thread"), std::string::npos);
+
+  for (const auto& path : std::vector<std::vector<std::string>>{{"policy", "get"}, {"policy", "set"}}) {
+    const CommandSpec* policy = table.find(path);
+    ASSERT_NE(policy, nullptr);
+    std::string help = table.commandHelp(*policy);
+    EXPECT_NE(help.find("[--app APP]"), std::string::npos) << help;
+    EXPECT_NE(help.find("--app APP  "), std::string::npos) << help;
+  }
+  EXPECT_NE(table.commandHelp(*table.find({"policy", "set"})).find("\"default\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nk::cli

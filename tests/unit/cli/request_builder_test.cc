@@ -131,5 +131,77 @@ TEST(RequestBuilder, Watch) {
   EXPECT_EQ(words.error().message, "--count: 'three' is not a whole number");
 }
 
+TEST(RequestBuilder, PowerBudgetAcceptsWattsAndMilliwatts) {
+  struct Case {
+    std::string text;
+    uint64_t milliwatts;
+  };
+  for (const auto& [text, milliwatts] : std::vector<Case>{
+           {"12W", 12000}, {"12.5W", 12500}, {"12000mW", 12000}, {"12", 12000}, {"40 W", 40000}, {"1mW", 1}}) {
+    auto result = RequestBuilder::powerBudgetMilliwatts(parsed({"budget", "3", text}));
+    ASSERT_TRUE(result.ok()) << text << ": " << result.error().message;
+    EXPECT_EQ(*result, milliwatts) << text;
+  }
+}
+
+TEST(RequestBuilder, PowerBudgetRejectsWhatIsNotAPositivePower) {
+  auto message = [](const std::string& text) {
+    auto result = RequestBuilder::powerBudgetMilliwatts(parsed({"budget", "3", text}));
+    return result.ok() ? "(accepted " + std::to_string(*result) + " mW)" : result.error().message;
+  };
+  EXPECT_EQ(message("0W"), "WATTS: power '0W' must be positive");
+  EXPECT_EQ(message("0"), "WATTS: power '0' must be positive");
+  EXPECT_EQ(message("-5W"), "WATTS: power budget '-5W' must be positive");
+  EXPECT_EQ(message("lots"), "WATTS: 'lots' is not a power (e.g. 45W, 45000mW)");
+  EXPECT_EQ(message(""), "WATTS: '' is not a power (e.g. 45W, 45000mW)");
+  EXPECT_EQ(message("12Wx"), "WATTS: unknown power unit 'Wx' in '12Wx' (use W or mW)");
+  EXPECT_EQ(message("12 watts please"), "WATTS: unknown power unit 'watts please' in '12 watts please' (use W or mW)");
+  EXPECT_EQ(message("1.2.3W"), "WATTS: '1.2.3W' is not a power (e.g. 45W, 45000mW)");
+  EXPECT_EQ(message("0.0001mW"), "WATTS: power budget '0.0001mW' is below 1 mW");
+  EXPECT_EQ(message("2000000W"), "WATTS: power budget '2000000W' is out of range (at most 1000000 W)");
+}
+
+TEST(RequestBuilder, AppSelectorFromPositionalOrOption) {
+  auto budget = RequestBuilder::appSelector(parsed({"budget", "41230", "40W"}));
+  ASSERT_TRUE(budget.ok()) << budget.error().message;
+  EXPECT_EQ(*budget, 41230u);
+
+  auto policy = RequestBuilder::appSelector(parsed({"policy", "get", "--app", "2"}));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(*policy, 2u);
+
+  auto word = RequestBuilder::appSelector(parsed({"budget", "probe", "40W"}));
+  ASSERT_FALSE(word.ok());
+  EXPECT_EQ(word.error().message, "APP: 'probe' is not an app id or pid (see 'nodekeeper apps')");
+
+  auto zero = RequestBuilder::appSelector(parsed({"policy", "set", "ondemand", "--app", "0"}));
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().message, "--app: '0' is not an app id or pid (see 'nodekeeper apps')");
+
+  auto negative = RequestBuilder::appSelector(parsed({"budget", "-3", "40W"}));
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error().message, "APP: '-3' is not an app id or pid (see 'nodekeeper apps')");
+
+  auto missing = RequestBuilder::appSelector(parsed({"policy", "get"}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "--app is missing");
+}
+
+TEST(RequestBuilder, AppPolicyName) {
+  auto named = RequestBuilder::appPolicyName(parsed({"policy", "set", "ondemand", "--app", "1"}));
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(*named, "ondemand");
+
+  for (const char* reset : {"default", ""}) {
+    auto back = RequestBuilder::appPolicyName(parsed({"policy", "set", reset, "--app", "1"}));
+    ASSERT_TRUE(back.ok()) << reset;
+    EXPECT_EQ(*back, "") << reset;
+  }
+
+  auto spaced = RequestBuilder::appPolicyName(parsed({"policy", "set", "on demand", "--app", "1"}));
+  ASSERT_FALSE(spaced.ok());
+  EXPECT_EQ(spaced.error().message, "policy name 'on demand' must not contain spaces or '/'");
+}
+
 }  // namespace
 }  // namespace nk::cli

@@ -1,0 +1,181 @@
+#include "cli/apps_formatter.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace nk::cli {
+namespace {
+
+namespace pb = nodekeeper::v1;
+
+// Two apps: one managed (own policy, budget held lower, threads placed),
+// one just registered (no budget, node policy, nothing measured).
+pb::AppList makeApps() {
+  pb::AppList apps;
+  pb::App* probe = apps.add_apps();
+  probe->set_app_id(1);
+  probe->set_pid(41230);
+  probe->set_uid(1000);
+  probe->set_name("omp_probe");
+  probe->set_power_budget_mw(40000);
+  probe->set_effective_budget_mw(35000);
+  probe->set_measured_power_mw(31250);
+  probe->set_policy("thermal-aware");
+  probe->set_effective_policy("thermal-aware");
+  probe->set_thread_count(8);
+  probe->set_max_threads(12);
+  probe->set_reported_team_size(8);
+  probe->set_control_attached(true);
+  pb::AppThread* master = probe->add_threads();
+  master->set_tid(41230);
+  master->set_omp_thread_num(0);
+  master->set_core(2);
+  master->mutable_affinity()->add_cpus(4);
+  master->mutable_affinity()->add_cpus(5);
+  pb::AppThread* worker = probe->add_threads();
+  worker->set_tid(41231);
+  worker->set_omp_thread_num(1);
+  worker->set_core(-1);
+
+  pb::App* fresh = apps.add_apps();
+  fresh->set_app_id(2);
+  fresh->set_pid(500);
+  fresh->set_uid(0);
+  fresh->set_name("");
+  fresh->set_effective_policy("ondemand");
+  return apps;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(AppsFormatter, TableHasARowPerAppAndALinePerThread) {
+  auto text = lines(AppsFormatter::appsText(makeApps()));
+  ASSERT_EQ(text.size(), 5u) << AppsFormatter::appsText(makeApps());
+  EXPECT_EQ(text[0].rfind("ID", 0), 0u);
+  for (const char* title : {"PID", "NAME", "POLICY", "D", "BUDGET", "POWER"})
+    EXPECT_NE(text[0].find(title), std::string::npos) << title;
+
+  // App rows start at the left margin, thread lines are indented below them.
+  EXPECT_NE(text[1].find("41230"), std::string::npos);
+  EXPECT_NE(text[1].find("omp_probe"), std::string::npos);
+  EXPECT_NE(text[1].find("thermal-aware"), std::string::npos);
+  EXPECT_NE(text[1].find("8/12"), std::string::npos);
+  EXPECT_NE(text[1].find("40.0 W (eff 35.0 W)"), std::string::npos) << text[1];
+  EXPECT_NE(text[1].find("31.2 W"), std::string::npos) << text[1];
+
+  EXPECT_EQ(text[2].rfind("    tid 41230", 0), 0u) << text[2];
+  EXPECT_NE(text[2].find("omp 0"), std::string::npos);
+  EXPECT_NE(text[2].find("core 2"), std::string::npos);
+  EXPECT_NE(text[2].find("cpus 4-5"), std::string::npos) << text[2];
+  EXPECT_EQ(text[3].rfind("    tid 41231", 0), 0u) << text[3];
+  EXPECT_NE(text[3].find("core -"), std::string::npos) << text[3];
+  EXPECT_NE(text[3].find("unpinned"), std::string::npos) << text[3];
+  // The thread columns line up with each other.
+  EXPECT_EQ(text[2].find("omp"), text[3].find("omp"));
+  EXPECT_EQ(text[2].find("core"), text[3].find("core"));
+
+  // The fresh app: its POLICY is the effective (node) one, the rest unknown.
+  EXPECT_NE(text[4].find("ondemand"), std::string::npos) << text[4];
+  EXPECT_NE(text[4].find("500"), std::string::npos);
+  EXPECT_EQ(text[4].find(" W"), std::string::npos) << text[4];
+  // Columns are aligned: POLICY starts at the same place in both rows.
+  EXPECT_EQ(text[1].find("thermal-aware"), text[4].find("ondemand"));
+}
+
+TEST(AppsFormatter, EmptyList) { EXPECT_EQ(AppsFormatter::appsText(pb::AppList()), "no apps registered\n"); }
+
+TEST(AppsFormatter, Budget) {
+  pb::App app;
+  EXPECT_EQ(AppsFormatter::budget(app), "-");
+  app.set_power_budget_mw(40000);
+  EXPECT_EQ(AppsFormatter::budget(app), "40.0 W");
+  app.set_effective_budget_mw(40000);
+  EXPECT_EQ(AppsFormatter::budget(app), "40.0 W");
+  app.set_effective_budget_mw(35000);
+  EXPECT_EQ(AppsFormatter::budget(app), "40.0 W (eff 35.0 W)");
+  // No budget of its own, but held to a share of the node's cap.
+  app.set_power_budget_mw(0);
+  EXPECT_EQ(AppsFormatter::budget(app), "- (eff 35.0 W)");
+}
+
+TEST(AppsFormatter, Threads) {
+  pb::App app;
+  EXPECT_EQ(AppsFormatter::threads(app), "-");
+  app.set_max_threads(12);
+  EXPECT_EQ(AppsFormatter::threads(app), "-/12");
+  app.set_thread_count(6);
+  EXPECT_EQ(AppsFormatter::threads(app), "6/12");
+}
+
+TEST(AppsFormatter, JsonHasEveryField) {
+  auto parsed = nlohmann::json::parse(AppsFormatter::appsJson(makeApps()));
+  ASSERT_TRUE(parsed["apps"].is_array());
+  ASSERT_EQ(parsed["apps"].size(), 2u);
+  const auto& probe = parsed["apps"][0];
+  EXPECT_EQ(probe["id"], 1);
+  EXPECT_EQ(probe["pid"], 41230);
+  EXPECT_EQ(probe["uid"], 1000);
+  EXPECT_EQ(probe["name"], "omp_probe");
+  EXPECT_EQ(probe["policy"], "thermal-aware");
+  EXPECT_EQ(probe["effective_policy"], "thermal-aware");
+  EXPECT_EQ(probe["threads_d"], 8);
+  EXPECT_EQ(probe["max_threads"], 12);
+  EXPECT_EQ(probe["budget_mw"], 40000);
+  EXPECT_EQ(probe["effective_budget_mw"], 35000);
+  EXPECT_EQ(probe["power_mw"], 31250);
+  EXPECT_EQ(probe["team_size"], 8);
+  EXPECT_EQ(probe["control_attached"], true);
+  ASSERT_EQ(probe["threads"].size(), 2u);
+  EXPECT_EQ(probe["threads"][0]["tid"], 41230);
+  EXPECT_EQ(probe["threads"][0]["omp_thread_num"], 0);
+  EXPECT_EQ(probe["threads"][0]["core"], 2);
+  EXPECT_EQ(probe["threads"][0]["affinity"], nlohmann::json::array({4, 5}));
+  EXPECT_TRUE(probe["threads"][1]["core"].is_null());
+  EXPECT_EQ(probe["threads"][1]["affinity"], nlohmann::json::array());
+
+  const auto& fresh = parsed["apps"][1];
+  EXPECT_EQ(fresh["policy"], "");
+  EXPECT_EQ(fresh["effective_policy"], "ondemand");
+  EXPECT_EQ(fresh["budget_mw"], 0);
+  EXPECT_EQ(fresh["control_attached"], false);
+  EXPECT_EQ(fresh["threads"], nlohmann::json::array());
+
+  EXPECT_EQ(nlohmann::json::parse(AppsFormatter::appsJson(pb::AppList())), nlohmann::json::parse(R"({"apps": []})"));
+}
+
+TEST(AppsFormatter, OneAppAsTextAndJson) {
+  pb::App app = makeApps().apps(0);
+  auto text = lines(AppsFormatter::appText(app));
+  ASSERT_EQ(text.size(), 4u);
+  EXPECT_EQ(text[0].rfind("ID", 0), 0u);
+  EXPECT_NE(text[1].find("40.0 W (eff 35.0 W)"), std::string::npos);
+
+  auto parsed = nlohmann::json::parse(AppsFormatter::appJson(app));
+  EXPECT_EQ(parsed["id"], 1);
+  EXPECT_EQ(parsed["budget_mw"], 40000);
+  EXPECT_EQ(parsed["threads"].size(), 2u);
+}
+
+TEST(AppsFormatter, AppPolicy) {
+  pb::AppList apps = makeApps();
+  EXPECT_EQ(AppsFormatter::appPolicyText(apps.apps(0)), "App     1 (omp_probe, pid 41230)\nPolicy  thermal-aware\n");
+  EXPECT_EQ(AppsFormatter::appPolicyText(apps.apps(1)), "App     2 (pid 500)\nPolicy  (node default) ondemand\n");
+
+  auto own = nlohmann::json::parse(AppsFormatter::appPolicyJson(apps.apps(0)));
+  EXPECT_EQ(own, nlohmann::json::parse(R"({"app_id": 1, "policy": "thermal-aware", "effective_policy": "thermal-aware"})"));
+  auto inherited = nlohmann::json::parse(AppsFormatter::appPolicyJson(apps.apps(1)));
+  EXPECT_EQ(inherited["policy"], "");
+  EXPECT_EQ(inherited["effective_policy"], "ondemand");
+  EXPECT_EQ(inherited["app_id"], 2);
+}
+
+}  // namespace
+}  // namespace nk::cli
