@@ -260,7 +260,12 @@ bool DaemonConnection::State::session(Backoff& backoff) {
     if (!stream->Write(report)) ok = false;
     if (ok && !flush(false)) ok = false;
     std::unique_lock lock(mutex);
-    if (!ok || broken) break;
+    if (!ok || broken) {
+      // stop() cancels the stream itself: that is the app ending, not the
+      // daemon going away, and deserves no line on stderr.
+      stop_now = stopping;
+      break;
+    }
     wake.wait_for(lock, options.report_interval, [&] { return stopping || broken.load() || budget_dirty; });
     if (stopping) {
       stop_now = true;
