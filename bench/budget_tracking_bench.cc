@@ -1,7 +1,7 @@
 // Budget tracking on the emulated node: how often the node's power exceeds
 // an app's budget by more than 5%, per dT_DCT interval, after the first 2 s.
 //
-//   budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...]
+//   budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...] [--trace]
 //
 // For each budget and policy, side by side in one run: a fresh
 // nodekeeperd --emulate (12 cores), an unmodified OpenMP program with 12
@@ -76,6 +76,8 @@ struct Result {
   double mean_d = 0;
 };
 
+bool g_trace = false;  // --trace: one line per interval on stderr
+
 bool run(const std::string& policy, double budget_w, double seconds, const std::string& program, Result& result) {
   result = {};
   result.policy = policy;
@@ -146,7 +148,10 @@ bool run(const std::string& policy, double budget_w, double seconds, const std::
       ratio_sum += ratio;
       result.max_ratio = std::max(result.max_ratio, ratio);
       auto apps_now = list();
-      if (apps_now.apps_size() > 0) d_sum += apps_now.apps(0).thread_count();
+      uint32_t d = apps_now.apps_size() > 0 ? apps_now.apps(0).thread_count() : 0;
+      d_sum += d;
+      if (g_trace) std::fprintf(stderr, "%s %.0f W  t=%5.1f s  P/B %.3f  D %u\n", policy.c_str(), budget_w,
+                                kWarmupS + (i + 1) * kDctS, ratio, d);
     }
     if (result.intervals > 0) {
       result.mean_ratio = ratio_sum / result.intervals;
@@ -175,6 +180,8 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--seconds" && i + 1 < argc) {
       seconds = std::max(2.0, std::atof(argv[++i]));
+    } else if (arg == "--trace") {
+      g_trace = true;
     } else if (arg == "--program" && i + 1 < argc) {
       program = argv[++i];
     } else if (arg == "--budgets" && i + 1 < argc) {
@@ -184,7 +191,7 @@ int main(int argc, char** argv) {
       while (std::getline(list, item, ','))
         if (double w = std::atof(item.c_str()); w > 0) budgets.push_back(w);
     } else {
-      std::fprintf(stderr, "usage: budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...]\n");
+      std::fprintf(stderr, "usage: budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...] [--trace]\n");
       return 2;
     }
   }

@@ -31,10 +31,17 @@ struct ThermalAwareTunables {
   // eq. 10 sums the error of the last error_window intervals; 0 = every
   // interval since the last DCT step, as printed in the seed.
   uint32_t error_window = 1;
-  // Not in the seed: when DCT changes D, scale every thread's frequency by
-  // D_old / D_new so that the app's power stays put instead of jumping by
-  // a whole thread and waiting for eq. 8 to take it back.
+  // Not in the seed: when DCT adds threads, scale every thread's frequency
+  // by D_old / D_new so that the app's power stays put instead of jumping
+  // by a whole thread and waiting for eq. 8 to take it back.
   bool dct_feed_forward = true;
+  // Not in the seed: DCT adds a thread only while P < budget * (1 - band),
+  // band = max(dct_band_pct, 50 / D) %; 0 = the seed's rule (any P below
+  // the budget adds one).
+  double dct_band_pct = 5.0;
+  // Not in the seed: over the budget DCT removes floor(D (P - B) / P)
+  // threads (at least one) instead of exactly one.
+  bool dct_proportional_cut = true;
 };
 
 struct PolicyConfig {

@@ -432,15 +432,33 @@ EnergyDecision ThermalAwarePolicy::stepDct(const EnergySnapshot& snapshot) {
     uint32_t lower = std::min<uint32_t>(2, upper);
     uint32_t before = app.threads;
     uint32_t d = std::clamp(app.threads, lower, upper);  // a D > C from outside is clamped first
-    if (!(app.budget_w > 0.0) || p < app.budget_w) {
+    // Not in the seed: D grows only while P is clearly below the budget:
+    // by dct_band_pct, and by half a thread's share of P (P / 2D; a share of
+    // P overstates a thread, P holds the node's idle power too). As printed,
+    // D moves at every interval, and with the power lagging behind it swings
+    // by several threads around the budget.
+    double band_pct = config_.thermal.dct_band_pct;
+    if (band_pct > 0.0 && d > 0)
+      band_pct = std::max(band_pct, 50.0 / d);
+    double grow_below = app.budget_w * (1.0 - std::max(0.0, band_pct) / 100.0);
+    if (!(app.budget_w > 0.0) || p < grow_below) {
       if (d + 1 <= upper)
         ++d;  // lines 2-3: D = D + 1, D <= C
     } else if (p > app.budget_w) {
-      if (d >= lower + 1)
-        --d;  // lines 4-5: D = D - 1, D >= 2
+      // Lines 4-5: D = D - 1, D >= 2. Not in the seed: far over the budget
+      // (a cut, or a start at D = C) D drops by the excess share of its
+      // threads at once instead of one thread per interval.
+      uint32_t cut = 1;
+      if (config_.thermal.dct_proportional_cut && p > 0.0)
+        cut = std::max<uint32_t>(1, static_cast<uint32_t>(std::floor(d * (p - app.budget_w) / p)));
+      d = d > lower + cut ? d - cut : lower;
     }
     app.threads = d;
-    if (config_.thermal.dct_feed_forward && d != before && before > 0) {
+    // Only when D grows: a thread that leaves takes its power with it, and
+    // raising the others' clocks by D_old / D_new would raise the app's
+    // power (P grows faster than f, V rising with it) just when it was
+    // over budget.
+    if (config_.thermal.dct_feed_forward && d > before && before > 0) {
       double scale = static_cast<double>(before) / d;
       for (ThreadState& t : app.thread_states)
         if (t.ilc.started())

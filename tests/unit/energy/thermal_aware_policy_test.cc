@@ -17,8 +17,12 @@ using test::coreOf;
 using test::node;
 using test::threadOf;
 
-uint32_t dAfterDct(uint32_t d, uint32_t c, double power, double budget, uint32_t cores = 8) {
-  ThermalAwarePolicy p;
+uint32_t dAfterDct(uint32_t d, uint32_t c, double power, double budget, uint32_t cores = 8,
+                   double band_pct = 5.0) {
+  PolicyConfig config;
+  config.thermal.dct_band_pct = band_pct;
+  config.thermal.dct_proportional_cut = band_pct > 0.0;  // band 0: the seed's rule throughout
+  ThermalAwarePolicy p(config);
   EnergySnapshot s = node(cores);
   s.apps.push_back(app("a", budget, c, d, power));
   EnergyDecision dec = p.stepDct(s);
@@ -34,6 +38,49 @@ TEST(ThermalAwarePolicy, DctUpDownAndBounds) {
   EXPECT_EQ(dAfterDct(2, 6, 40.0, 30.0), 2u);  // D >= 2
   EXPECT_EQ(dAfterDct(16, 4, 20.0, 30.0), 4u); // D > C from outside is clamped
   EXPECT_EQ(dAfterDct(4, 12, 20.0, 30.0, 4), 4u);  // C is also bounded by the cores
+  // The dead band: D grows only below B (1 - max(5 %, 50 % / D)); at D = 4
+  // that is 12.5 % below. The seed's rule (band 0) adds a thread for any P
+  // below the budget.
+  EXPECT_EQ(dAfterDct(4, 6, 29.0, 30.0), 4u);
+  EXPECT_EQ(dAfterDct(4, 6, 27.0, 30.0), 4u);
+  EXPECT_EQ(dAfterDct(4, 6, 26.0, 30.0), 5u);
+  EXPECT_EQ(dAfterDct(10, 12, 28.4, 30.0, 12), 11u);  // D = 10: the 5 % floor
+  EXPECT_EQ(dAfterDct(10, 12, 28.6, 30.0, 12), 10u);
+  EXPECT_EQ(dAfterDct(4, 6, 29.0, 30.0, 8, 0.0), 5u);
+  // Over the budget: floor(D (P - B) / P) threads, at least one; the seed's
+  // rule takes one.
+  EXPECT_EQ(dAfterDct(4, 6, 30.3, 30.0), 3u);
+  EXPECT_EQ(dAfterDct(12, 12, 116.0, 50.0, 12), 6u);  // 12 * 66 / 116 = 6.8 -> 6
+  EXPECT_EQ(dAfterDct(12, 12, 116.0, 50.0, 12, 0.0), 11u);
+  EXPECT_EQ(dAfterDct(3, 12, 116.0, 50.0, 12), 2u);   // never below 2
+}
+
+// Feed-forward: one more thread lowers every clock by D_old / D_new; one
+// thread less leaves the clocks alone (raising them would raise the power
+// that was over budget).
+TEST(ThermalAwarePolicy, DctFeedForwardOnlyLowersClocks) {
+  auto maxTarget = [](const EnergyDecision& d) {
+    uint64_t f = 0;
+    for (const CoreDecision& c : d.cores) f = std::max(f, c.target_khz);
+    return f;
+  };
+  for (bool over : {true, false}) {
+    ThermalAwarePolicy p;
+    EnergySnapshot s = node(8, false);
+    s.apps.push_back(app("a", 30.0, 6, 4, over ? 33.0 : 20.0));
+    uint64_t before = 0;
+    for (int i = 0; i < 3; ++i) {
+      s.time_s = 0.05 * i;
+      before = maxTarget(p.stepDvfs(s));
+    }
+    ASSERT_GT(before, 0u);
+    EnergyDecision after = p.stepDct(s);
+    EXPECT_EQ(appOf(after, "a")->threads, over ? 3u : 5u);
+    if (over)
+      EXPECT_LE(maxTarget(after), before);
+    else
+      EXPECT_NEAR(static_cast<double>(maxTarget(after)), before * 4.0 / 5.0, 1000.0);
+  }
 }
 
 TEST(ThermalAwarePolicy, DctUsesIntervalAveragePower) {
