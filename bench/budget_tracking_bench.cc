@@ -173,9 +173,9 @@ bool run(const std::string& policy, double budget_w, double seconds, const std::
 }  // namespace
 
 int main(int argc, char** argv) {
-  double seconds = 15;
+  double seconds = 30;
   std::string program = env("NK_PROGRAM");
-  std::vector<double> budgets = {45, 70};
+  std::vector<double> budgets = {50, 60, 75};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--seconds" && i + 1 < argc) {

@@ -24,7 +24,7 @@ struct ThermalAwareTunables {
   double omega = 0.5;            // eq. 6 moving-average coefficient
   uint32_t window = 4;           // eq. 6 E, at most WorkloadPredictor::kMaxWindow
   bool normalise_ewma = false;   // true: divide eq. 6 by the sum of its weights
-  double k1 = 16.0;              // eq. 7, 8; 8 overshoots, 32 corrects too slowly (budget_tracking_bench)
+  double k1 = 24.0;              // eq. 7, 8; 8 overshoots, 32 corrects too slowly (budget_tracking_bench)
   double k2 = 1.0;               // eq. 9
   double delta_f_khz = 0.0;      // eq. 7, 8 step; 0 = smallest table step, else 100 MHz
   double error_band_pct = 2.0;   // |E| at or below this counts as E ~ 0 (eq. 7)

@@ -225,7 +225,10 @@ TEST(ThermalAwarePolicy, IlcReachesBudgetInNSteps) {
     plant.applied.assign(12, 2600000);
     plant.measure(s);
     EXPECT_NEAR(s.apps[0].power_w, 41.6, 1e-9);
-    for (int t = 0; t < 10; ++t) {
+    // Eq. 8's step shrinks with K1: ten steps at the seed-like K1 = 8, as
+    // many more as the default K1 is larger.
+    const int steps = static_cast<int>(std::ceil(10.0 * PolicyConfig{}.thermal.k1 / 8.0));
+    for (int t = 0; t < steps; ++t) {
       s.time_s = t * plant.dt;
       plant.apply(p.stepDvfs(s), s);
       plant.measure(s);
