@@ -1,5 +1,7 @@
 #include "daemon_connection.h"
 
+#include <sys/stat.h>
+
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -142,6 +144,15 @@ void DaemonConnection::State::run() {
 // One connection: RegisterApp, the threads so far, then the Control stream
 // until it breaks. Returns true when the app is stopping.
 bool DaemonConnection::State::session(Backoff& backoff) {
+  // No socket, no daemon: say so without building a gRPC channel, whose
+  // threads would compete with the app's for CPUs at every retry.
+  struct stat socket_stat{};
+  if (::stat(options.socket_path.c_str(), &socket_stat) != 0 || !S_ISSOCK(socket_stat.st_mode)) {
+    say(notifier.failed("no socket"));
+    debug("no socket at " + options.socket_path);
+    std::lock_guard lock(mutex);
+    return stopping;
+  }
   auto channel = grpc::CreateChannel("unix:" + options.socket_path, grpc::InsecureChannelCredentials());
   auto stub = v1::AppsService::NewStub(channel);
 

@@ -151,7 +151,7 @@ TEST_P(ClientToolTest, DaemonAbsentLeavesOutputAloneAndSaysOneLine) {
   EXPECT_EQ(result.out, plain.out);
   auto err = lines(result.err);
   ASSERT_EQ(err.size(), 1u) << result.err;
-  EXPECT_EQ(err[0], "nodekeeper: nodekeeperd not reachable at " + socket_ + " (unavailable); running unmanaged");
+  EXPECT_EQ(err[0], "nodekeeper: nodekeeperd not reachable at " + socket_ + " (no socket); running unmanaged");
 }
 
 TEST_P(ClientToolTest, DaemonWithoutAppsApiSaysOneLine) {
