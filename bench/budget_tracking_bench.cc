@@ -1,7 +1,7 @@
 // Budget tracking on the emulated node: how often the node's power exceeds
 // an app's budget by more than 5%, per dT_DCT interval, after the first 2 s.
 //
-//   budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...] [--trace]
+//   budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...] [--policy NAME] [--trace]
 //
 // For each budget and policy, side by side in one run: a fresh
 // nodekeeperd --emulate (12 cores), an unmodified OpenMP program with 12
@@ -176,10 +176,13 @@ int main(int argc, char** argv) {
   double seconds = 30;
   std::string program = env("NK_PROGRAM");
   std::vector<double> budgets = {50, 60, 75};
+  std::string only_policy;  // --policy: just this one
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--seconds" && i + 1 < argc) {
       seconds = std::max(2.0, std::atof(argv[++i]));
+    } else if (arg == "--policy" && i + 1 < argc) {
+      only_policy = argv[++i];
     } else if (arg == "--trace") {
       g_trace = true;
     } else if (arg == "--program" && i + 1 < argc) {
@@ -191,7 +194,7 @@ int main(int argc, char** argv) {
       while (std::getline(list, item, ','))
         if (double w = std::atof(item.c_str()); w > 0) budgets.push_back(w);
     } else {
-      std::fprintf(stderr, "usage: budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...] [--trace]\n");
+      std::fprintf(stderr, "usage: budget_tracking_bench [--seconds S] [--program PATH] [--budgets W,W,...] [--policy NAME] [--trace]\n");
       return 2;
     }
   }
@@ -206,6 +209,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (double budget : budgets) {
     for (const char* policy : {"thermal-aware", "ondemand", "performance"}) {
+      if (!only_policy.empty() && only_policy != policy) continue;
       Result r;
       if (!run(policy, budget, seconds, program, r)) {
         std::printf("%-14s %7.1f W  (run failed)\n", policy, budget);

@@ -13,6 +13,8 @@ IlcController::IlcController(const IlcParams& params) : params_(params) {
   if (!(params_.delta_f_khz > 0.0) || !std::isfinite(params_.delta_f_khz))
     params_.delta_f_khz = 100000.0;
   params_.error_window = std::min(params_.error_window, kMaxWindow);
+  if (!(params_.over_budget_gain > 0.0) || !std::isfinite(params_.over_budget_gain))
+    params_.over_budget_gain = 1.0;
 }
 
 void IlcController::start(double f_khz) {
@@ -78,7 +80,8 @@ double IlcController::step(double power_w, double budget_w, double predicted_cyc
   } else {
     last_eq7_ = false;
     // Eq. 8: f_t = f_{t-1} - (delta_f / K1) * E_{t-1}.
-    f -= params_.delta_f_khz / params_.k1 * error_pct;
+    double gain = error_pct > 0.0 ? params_.over_budget_gain : 1.0;
+    f -= params_.delta_f_khz / params_.k1 * gain * error_pct;
   }
   // Clamping the state is the anti-windup: a budget the core cannot reach
   // must not leave a debt that takes many steps to pay back.

@@ -31,6 +31,9 @@ struct ThermalAwareTunables {
   // eq. 10 sums the error of the last error_window intervals; 0 = every
   // interval since the last DCT step, as printed in the seed.
   uint32_t error_window = 1;
+  // Not in the seed: eq. 8 takes excess back this much faster than it gives
+  // slack out (a budget is a limit); 1 = the seed's symmetric rule.
+  double over_budget_gain = 2.0;
   // Not in the seed: when DCT adds threads, scale every thread's frequency
   // by D_old / D_new so that the app's power stays put instead of jumping
   // by a whole thread and waiting for eq. 8 to take it back.
@@ -39,8 +42,8 @@ struct ThermalAwareTunables {
   // band = max(dct_band_pct, 50 / D) %; 0 = the seed's rule (any P below
   // the budget adds one).
   double dct_band_pct = 5.0;
-  // Not in the seed: over the budget DCT removes floor(D (P - B) / P)
-  // threads (at least one) instead of exactly one.
+  // Not in the seed: over the budget DCT removes ceil(D (P - B) / P)
+  // threads (one when barely over) instead of exactly one.
   bool dct_proportional_cut = true;
 };
 

@@ -31,6 +31,7 @@ ThermalAwarePolicy::ThermalAwarePolicy(const PolicyConfig& config) : config_(con
   ilc_params_.delta_f_khz = t.delta_f_khz;
   ilc_params_.error_band_pct = t.error_band_pct;
   ilc_params_.error_window = t.error_window;
+  ilc_params_.over_budget_gain = t.over_budget_gain;
 }
 
 // Eq. 3 wants one sample per dT_DVFS; the daemon calls stepDct right after
@@ -447,10 +448,10 @@ EnergyDecision ThermalAwarePolicy::stepDct(const EnergySnapshot& snapshot) {
     } else if (p > app.budget_w) {
       // Lines 4-5: D = D - 1, D >= 2. Not in the seed: far over the budget
       // (a cut, or a start at D = C) D drops by the excess share of its
-      // threads at once instead of one thread per interval.
+      // threads, rounded up, at once instead of one thread per interval.
       uint32_t cut = 1;
       if (config_.thermal.dct_proportional_cut && p > 0.0)
-        cut = std::max<uint32_t>(1, static_cast<uint32_t>(std::floor(d * (p - app.budget_w) / p)));
+        cut = std::max<uint32_t>(1, static_cast<uint32_t>(std::ceil(d * (p - app.budget_w) / p)));
       d = d > lower + cut ? d - cut : lower;
     }
     app.threads = d;

@@ -47,10 +47,10 @@ TEST(ThermalAwarePolicy, DctUpDownAndBounds) {
   EXPECT_EQ(dAfterDct(10, 12, 28.4, 30.0, 12), 11u);  // D = 10: the 5 % floor
   EXPECT_EQ(dAfterDct(10, 12, 28.6, 30.0, 12), 10u);
   EXPECT_EQ(dAfterDct(4, 6, 29.0, 30.0, 8, 0.0), 5u);
-  // Over the budget: floor(D (P - B) / P) threads, at least one; the seed's
+  // Over the budget: ceil(D (P - B) / P) threads (one when barely over); the seed's
   // rule takes one.
   EXPECT_EQ(dAfterDct(4, 6, 30.3, 30.0), 3u);
-  EXPECT_EQ(dAfterDct(12, 12, 116.0, 50.0, 12), 6u);  // 12 * 66 / 116 = 6.8 -> 6
+  EXPECT_EQ(dAfterDct(12, 12, 116.0, 50.0, 12), 5u);  // 12 * 66 / 116 = 6.8 -> 7 fewer
   EXPECT_EQ(dAfterDct(12, 12, 116.0, 50.0, 12, 0.0), 11u);
   EXPECT_EQ(dAfterDct(3, 12, 116.0, 50.0, 12), 2u);   // never below 2
 }
