@@ -95,10 +95,12 @@ void EnergyManager::run() {
       std::unique_lock lock(mutex_);
       if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
     }
-    next += interval;
+    // With no app to manage, look for one only every N-th tick: a node
+    // without apps keeps the daemon's idle cost where it was.
+    next += active_ ? interval : interval * per_dct;
     // After a stall (suspend, debugger) start afresh instead of catching up.
-    if (Clock::now() > next + 4 * interval) next = Clock::now() + interval;
-    bool dct = tick % per_dct == per_dct - 1;
+    if (Clock::now() > next + 4 * interval * per_dct) next = Clock::now() + interval;
+    bool dct = active_ && tick % per_dct == per_dct - 1;
     ++tick;
     step(dct);
   }
