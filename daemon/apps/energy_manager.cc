@@ -48,12 +48,12 @@ EnergyManager::EnergyManager(AppRegistry& apps, NodeController& node, std::uniqu
     std::string why = PerfCycleCounter::probe();
     if (why.empty()) {
       perf_ = std::make_unique<PerfCycleCounter>();
-      stats_.workload_source = "perf cycles";
+      workload_source_ = "perf cycles";
     } else {
-      stats_.workload_source = "schedstat (" + why + ")";
+      workload_source_ = "schedstat (" + why + ")";
     }
   } else {
-    stats_.workload_source = "schedstat (emulated node: host cycles do not count)";
+    workload_source_ = "schedstat (emulated node: host cycles do not count)";
   }
 }
 
@@ -63,7 +63,7 @@ void EnergyManager::start() {
   if (options_.log_info)
     options_.log_info("energy manager: dT_DCT " + std::to_string(options_.config.dct_interval_s) + " s, " +
                       std::to_string(options_.config.dvfs_per_dct) + " DVFS steps per DCT step; workload from " +
-                      stats_.workload_source);
+                      workload_source_);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -76,11 +76,6 @@ void EnergyManager::stop() {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   if (active_) releaseAll();
-}
-
-EnergyManager::Stats EnergyManager::stats() const {
-  std::lock_guard lock(mutex_);
-  return stats_;
 }
 
 void EnergyManager::run() {
@@ -175,7 +170,6 @@ EnergySnapshot EnergyManager::baseSnapshot(const TelemetrySample& telemetry) con
 }
 
 void EnergyManager::step(bool dct) {
-  auto started = Clock::now();
   if (dct) (void)apps_.reapDead();  // apps without a control stream die silently
   std::vector<AppRecord> apps = apps_.list();
   if (apps.empty()) {
@@ -239,9 +233,7 @@ void EnergyManager::step(bool dct) {
     }
   }
   accounting_.forgetExcept(live_tids);
-  if (perf_)
-    for (auto it = pinned_.begin(); it != pinned_.end(); ++it)
-      if (std::find(live_tids.begin(), live_tids.end(), it->first) == live_tids.end()) perf_->forget(it->first);
+  if (perf_) perf_->forgetExcept(live_tids);
   if (options_.report_core_load) {
     for (size_t c = 0; c < core_count; ++c) options_.report_core_load(static_cast<uint32_t>(c), core_load[c]);
     for (auto& core : base.cores)
@@ -257,7 +249,6 @@ void EnergyManager::step(bool dct) {
   for (size_t a = 0; a < apps.size(); ++a) groups[effectivePolicy(apps[a], node_default)].push_back(a);
   std::erase_if(policies_, [&](const auto& entry) { return !groups.contains(entry.first); });
 
-  double policy_us = 0.0;
   std::map<uint32_t, CoreDecision> core_decisions;  // merged over the groups
   std::vector<AppManagedState> managed(apps.size());
   std::vector<pid_t> decided_tids;
@@ -274,10 +265,8 @@ void EnergyManager::step(bool dct) {
     }
     EnergySnapshot snapshot = base;
     for (size_t a : members) snapshot.apps.push_back(samples[a]);
-    auto policy_started = Clock::now();
     EnergyDecision decision = policy->stepDvfs(snapshot);
     if (dct) decision = policy->stepDct(snapshot);
-    policy_us += std::chrono::duration<double, std::micro>(Clock::now() - policy_started).count();
     if (dct && options_.log_debug && !decision.reason.empty()) options_.log_debug(decision.reason);
 
     std::set<uint32_t> group_cores;
@@ -330,12 +319,6 @@ void EnergyManager::step(bool dct) {
     }
     apps_.updateManaged(apps[a].id, managed[a]);
   }
-
-  std::lock_guard lock(mutex_);
-  ++stats_.steps;
-  if (dct) ++stats_.dct_steps;
-  stats_.last_policy_us = policy_us;
-  stats_.last_step_us = std::chrono::duration<double, std::micro>(Clock::now() - started).count();
 }
 
 void EnergyManager::applyThreads(const AppRecord& app, const AppDecision& decision, AppManagedState& managed) {
@@ -459,7 +442,6 @@ void EnergyManager::releaseThreadsExcept(const std::vector<pid_t>& live_tids) {
     // gets its own affinity back; a dead one needs nothing.
     if (schedstat_.read(it->second.pid, it->first) && !it->second.original.empty())
       (void)affinity_->set(it->first, it->second.original);
-    if (perf_) perf_->forget(it->first);
     it = pinned_.erase(it);
   }
   std::erase_if(placed_core_, [&](const auto& entry) {
@@ -476,6 +458,7 @@ void EnergyManager::releaseAll() {
   releaseThreadsExcept({});
   policies_.clear();
   accounting_.forgetExcept({});
+  if (perf_) perf_->forgetExcept({});
   if (options_.report_core_load)
     for (size_t c = 0; c < node_.topology().cores.size(); ++c) options_.report_core_load(static_cast<uint32_t>(c), 0.0);
   if (options_.on_active) options_.on_active(false);

@@ -60,14 +60,6 @@ class EnergyManager {
     std::function<void(const std::string&)> log_debug;  // every DCT decision
   };
 
-  struct Stats {
-    uint64_t steps = 0;
-    uint64_t dct_steps = 0;
-    double last_policy_us = 0;  // the policies' share of the last step
-    double last_step_us = 0;    // the whole step, measuring and applying included
-    std::string workload_source;
-  };
-
   EnergyManager(AppRegistry& apps, NodeController& node, std::unique_ptr<ThreadAffinity> affinity, Options options);
   ~EnergyManager();
   EnergyManager(const EnergyManager&) = delete;
@@ -76,8 +68,6 @@ class EnergyManager {
   void start();
   // Stops the loop and gives back every core and thread it holds.
   void stop();
-
-  Stats stats() const;
 
  private:
   struct HeldCore {
@@ -112,6 +102,7 @@ class EnergyManager {
   ThreadSchedstat schedstat_;
   std::unique_ptr<PerfCycleCounter> perf_;
   AppLoadAccounting accounting_;
+  std::string workload_source_;  // for the start-up log line
 
   // Owned by the loop thread.
   std::map<std::string, std::unique_ptr<EnergyPolicy>> policies_;
@@ -124,10 +115,9 @@ class EnergyManager {
   bool active_ = false;
   uint64_t last_telemetry_seq_ = 0;
 
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
-  Stats stats_;
   std::thread thread_;
 };
 

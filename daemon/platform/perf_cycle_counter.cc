@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -59,6 +60,17 @@ void PerfCycleCounter::forget(pid_t tid) {
   if (it == fds_.end()) return;
   ::close(it->second);
   fds_.erase(it);
+}
+
+void PerfCycleCounter::forgetExcept(std::span<const pid_t> live_tids) {
+  for (auto it = fds_.begin(); it != fds_.end();) {
+    if (std::find(live_tids.begin(), live_tids.end(), it->first) != live_tids.end()) {
+      ++it;
+      continue;
+    }
+    ::close(it->second);
+    it = fds_.erase(it);
+  }
 }
 
 }  // namespace nk

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace nk {
@@ -28,6 +29,9 @@ class PerfCycleCounter {
   // counter cannot be opened or read (thread gone).
   std::optional<uint64_t> read(pid_t tid);
   void forget(pid_t tid);
+  // Closes the counters of every thread not in `live_tids` (exited, or no
+  // longer managed), so that descriptors do not pile up.
+  void forgetExcept(std::span<const pid_t> live_tids);
 
  private:
   std::map<pid_t, int> fds_;
