@@ -15,11 +15,7 @@
 // Needs NK_DAEMON, NK_CLIENT_LIB and NK_PROGRAM (or --program) in the
 // environment; run_benchmarks.sh sets them.
 
-#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,8 +33,6 @@
 #include "../tests/integration/test_process.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 
-extern char** environ;
-
 namespace v1 = nodekeeper::v1;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -48,11 +42,6 @@ namespace {
 constexpr double kDctS = 0.5;
 constexpr double kWarmupS = 2.0;
 constexpr int kCores = 12;
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
 
 double packageEnergyJ(const std::filesystem::path& sysfs) {
   double joules = 0;
@@ -91,21 +80,14 @@ bool run(const std::string& policy, double budget_w, double seconds, const std::
   std::vector<std::string> argv = {"/usr/bin/env",
                                    "NODEKEEPER_SOCKET=" + daemon.socket().string(),
                                    "NODEKEEPER_POWER_BUDGET_MW=" + std::to_string(std::llround(budget_w * 1000)),
-                                   "OMP_TOOL_LIBRARIES=" + env("NK_CLIENT_LIB"),
+                                   "OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"),
                                    "OMP_NUM_THREADS=" + std::to_string(kCores),
                                    program,
                                    "100000000",
                                    "2000",
                                    (dir / "stop").string()};
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) return false;
-  posix_spawn_file_actions_destroy(&actions);
+  nk::test::BackgroundProgram app;
+  if (!app.start(argv, "/dev/null")) return false;
 
   auto channel = grpc::CreateChannel("unix:" + daemon.socket().string(), grpc::InsecureChannelCredentials());
   auto apps = v1::AppsService::NewStub(channel);
@@ -159,12 +141,7 @@ bool run(const std::string& policy, double budget_w, double seconds, const std::
     }
   }
   std::ofstream(dir / "stop") << "stop\n";
-  int status = 0;
-  for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; ++i) std::this_thread::sleep_for(100ms);
-  if (waitpid(pid, &status, WNOHANG) == 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
+  if (app.wait(10s) < 0) app.kill();
   daemon.stop();
   std::filesystem::remove_all(dir);
   return ok && result.intervals > 0;
@@ -174,7 +151,7 @@ bool run(const std::string& policy, double budget_w, double seconds, const std::
 
 int main(int argc, char** argv) {
   double seconds = 30;
-  std::string program = env("NK_PROGRAM");
+  std::string program = nk::test::envOr("NK_PROGRAM");
   std::vector<double> budgets = {50, 60, 75};
   std::string only_policy;  // --policy: just this one
   for (int i = 1; i < argc; ++i) {
@@ -198,7 +175,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (program.empty() || env("NK_CLIENT_LIB").empty() || budgets.empty()) {
+  if (program.empty() || nk::test::envOr("NK_CLIENT_LIB").empty() || budgets.empty()) {
     std::fprintf(stderr, "budget_tracking_bench: set NK_CLIENT_LIB and NK_PROGRAM (or --program), and budgets\n");
     return 2;
   }

@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,64 +23,11 @@
 #include "nodekeeper/v1/node.grpc.pb.h"
 #include "test_process.h"
 
-extern char** environ;
-
 namespace nk::test {
 namespace {
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
-
-std::string envOr(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
-// An OpenMP program running in the background with its output in files.
-class Program {
- public:
-  ~Program() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  bool start(const std::vector<std::string>& argv, const std::filesystem::path& out, const std::filesystem::path& err) {
-    out_ = out;
-    err_ = err;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    return rc == 0;
-  }
-  // Waits for the exit; -1 on timeout (the program is then killed).
-  int wait(std::chrono::seconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      pid_t done = ::waitpid(pid_, &status, WNOHANG);
-      if (done == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    return -1;
-  }
-  pid_t pid() const { return pid_; }
-  std::string out() const { return readFile(out_); }
-  std::string err() const { return readFile(err_); }
-
- private:
-  pid_t pid_ = -1;
-  std::filesystem::path out_, err_;
-};
 
 // Team sizes of the regions the probe printed ("region R threads T").
 std::vector<int> teamSizes(const std::string& output) {
@@ -226,7 +172,7 @@ class EnergyManagerTest : public ::testing::TestWithParam<ProbeBuild> {
 TEST_P(EnergyManagerTest, BudgetDrivesThreadCountPinningAndFrequency) {
   const long host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::string original_governor = policyFile(0, "scaling_governor");
-  Program probe;
+  BackgroundProgram probe;
   ASSERT_TRUE(probe.start(probeCommand("10000000", "2000", kHighBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
 
   // The tool registers the app and its 12 OpenMP threads; under a budget the
@@ -307,15 +253,14 @@ TEST_P(EnergyManagerTest, BudgetDrivesThreadCountPinningAndFrequency) {
 TEST_P(EnergyManagerTest, ControlsComeBackWhenTheAppIsKilled) {
   std::vector<std::string> governors;
   for (int core = 0; core < kCores; ++core) governors.push_back(policyFile(core, "scaling_governor"));
-  Program probe;
+  BackgroundProgram probe;
   ASSERT_TRUE(probe.start(probeCommand("10000000", "2000", kLowBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
   ASSERT_TRUE(eventually([&] {
     auto a = app();
     return a && a->threads_size() >= 2 && policyFile(a->threads(0).core() >= 0 ? a->threads(0).core() : 0,
                                                       "scaling_governor") == "userspace";
   }, 15s)) << probe.err();
-  ::kill(probe.pid(), SIGKILL);
-  probe.wait(10s);
+  probe.kill();
   // Within one dT_DCT (250 ms here) plus the sampling slack, every governor
   // is back and the app is gone.
   EXPECT_TRUE(eventually([&] {

@@ -25,11 +25,6 @@ namespace {
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
 
-std::string envOr(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
 // Stands in for the daemon's apps API: registers, records threads, and
 // sends D on the Control stream as soon as it opens.
 class FakeAppsService final : public v1::AppsService::Service {
