@@ -16,3 +16,8 @@ if [[ -x "$build/examples/omp_phases_clang" ]]; then
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_PROGRAM="$build/tests/integration/client/omp_probe_clang" \
     "$build/bench/budget_tracking_bench"
 fi
+if [[ -x "$build/bench/energy/workload_runner" && -x "$build/bench/energy/sim_validation_bench" ]]; then
+  echo
+  NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_RUNNER="$build/bench/energy/workload_runner" \
+    "$build/bench/energy/sim_validation_bench"
+fi

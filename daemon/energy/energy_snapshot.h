@@ -27,6 +27,11 @@ struct ThreadSample {
   int32_t tid = 0;
   int32_t core = -1;       // core it ran on last; -1 = unknown
   double workload = 0.0;   // over the last interval, in EnergySnapshot::workload_unit
+  // Share of the thread's busy cycles stalled on memory over the last
+  // interval (a backend-stall counter over the cycle counter); negative =
+  // not measured. It says how much of the thread's time a lower clock
+  // would not stretch.
+  double stall_fraction = -1.0;
 };
 
 struct AppSample {

@@ -45,6 +45,21 @@ struct ThermalAwareTunables {
   // Not in the seed: over the budget DCT removes ceil(D (P - B) / P)
   // threads (one when barely over) instead of exactly one.
   bool dct_proportional_cut = true;
+  // Not in the seed (the efficiency policy turns it on): D grows whenever
+  // every thread could run D / (D+1) as fast and stay at or above the lowest
+  // clock, even at the budget: D+1 cores at a lower clock do the work of D
+  // for less power, since V falls with f. Over the budget D drops only once
+  // the clocks are at the bottom; until then eq. 8 takes the excess back.
+  // false = the rules above, where eq. 8, ten times as frequent, takes any
+  // slack as clock before DCT can take it as width.
+  bool dct_width_first = false;
+};
+
+// Ours (efficiency): how much slower than at the highest clock a thread
+// may run because its clock was lowered for memory stalls.
+struct EfficiencyTunables {
+  double max_slowdown_pct = 3.0;
+  double omega = 0.5;   // moving average of the frequency-insensitive share
 };
 
 struct PolicyConfig {
@@ -52,6 +67,7 @@ struct PolicyConfig {
   uint32_t dvfs_per_dct = 10;    // N: dT_DVFS = dT_DCT / N
   OndemandTunables ondemand;
   ThermalAwareTunables thermal;
+  EfficiencyTunables efficiency;
 
   double dvfsIntervalS() const { return dvfs_per_dct ? dct_interval_s / dvfs_per_dct : dct_interval_s; }
 };

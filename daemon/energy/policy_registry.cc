@@ -7,13 +7,15 @@
 #include "energy/ondemand_policy.h"
 #include "energy/performance_policy.h"
 #include "energy/powersave_policy.h"
+#include "energy/efficiency_policy.h"
 #include "energy/thermal_aware_policy.h"
 
 namespace nk {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kNames = {"performance", "powersave", "ondemand", "thermal-aware"};
+constexpr std::array<std::string_view, 5> kNames = {"performance", "powersave", "ondemand", "thermal-aware",
+                                                    "efficiency"};
 
 std::string availableList() {
   std::string list;
@@ -45,6 +47,8 @@ Result<std::unique_ptr<EnergyPolicy>> PolicyRegistry::make(std::string_view name
     policy = std::make_unique<OndemandPolicy>(config);
   else if (name == "thermal-aware")
     policy = std::make_unique<ThermalAwarePolicy>(config);
+  else if (name == "efficiency")
+    policy = std::make_unique<EfficiencyPolicy>(config);
   else
     return invalidArgument("unknown energy policy '" + std::string(name) + "'; available: " + availableList());
   return policy;

@@ -407,6 +407,30 @@ EnergyDecision ThermalAwarePolicy::stepDvfs(const EnergySnapshot& snapshot) {
   return decision;
 }
 
+// The mean clock eq. 8 holds for the app's budgeted threads, and the lowest
+// clock any of their cores allows; false when no thread is controlled yet.
+bool ThermalAwarePolicy::clockAndFloor(const AppState& app, const EnergySnapshot& snapshot, double& clock_khz,
+                                       double& floor_khz) const {
+  FrequencyTable table(snapshot.freq_table_khz);
+  double sum = 0.0;
+  uint32_t n = 0;
+  floor_khz = 0.0;
+  for (const ThreadState& t : app.thread_states) {
+    if (!t.present || !t.ilc.started() || t.share <= 0.0)
+      continue;
+    const CoreReading* core = coreSample(snapshot, t.core);
+    if (!core)
+      continue;
+    sum += t.ilc.frequencyKhz();
+    ++n;
+    floor_khz = std::max(floor_khz, static_cast<double>(table.limitsOf(*core).min_khz));
+  }
+  if (n == 0)
+    return false;
+  clock_khz = sum / n;
+  return true;
+}
+
 EnergyDecision ThermalAwarePolicy::stepDct(const EnergySnapshot& snapshot) {
   resolveDeltaF(snapshot);
   sampleTemperatures(snapshot);
@@ -442,10 +466,20 @@ EnergyDecision ThermalAwarePolicy::stepDct(const EnergySnapshot& snapshot) {
     if (band_pct > 0.0 && d > 0)
       band_pct = std::max(band_pct, 50.0 / d);
     double grow_below = app.budget_w * (1.0 - std::max(0.0, band_pct) / 100.0);
-    if (!(app.budget_w > 0.0) || p < grow_below) {
+    bool width_first = config_.thermal.dct_width_first && app.budget_w > 0.0;
+    double clock_khz = 0.0, floor_khz = 0.0;
+    if (width_first)
+      width_first = clockAndFloor(app, snapshot, clock_khz, floor_khz);
+    // Room: after the feed-forward every clock is still a table step above
+    // the floor, so eq. 8 can take back what the new thread overshoots.
+    const double step_khz = ilc_params_.delta_f_khz;
+    bool room = width_first && p <= app.budget_w && clock_khz * d / (d + 1.0) >= floor_khz + step_khz;
+    bool at_floor = !width_first || clock_khz <= floor_khz + step_khz;
+    const double over_at = app.budget_w * (width_first ? 1.02 : 1.0);
+    if (!(app.budget_w > 0.0) || p < grow_below || room) {
       if (d + 1 <= upper)
         ++d;  // lines 2-3: D = D + 1, D <= C
-    } else if (p > app.budget_w) {
+    } else if (p > over_at && at_floor) {
       // Lines 4-5: D = D - 1, D >= 2. Not in the seed: far over the budget
       // (a cut, or a start at D = C) D drops by the excess share of its
       // threads, rounded up, at once instead of one thread per interval.

@@ -56,6 +56,7 @@ class ThermalAwarePolicy final : public EnergyPolicy {
   };
 
   void resolveDeltaF(const EnergySnapshot& snapshot);
+  bool clockAndFloor(const AppState& app, const EnergySnapshot& snapshot, double& clock_khz, double& floor_khz) const;
   void sampleTemperatures(const EnergySnapshot& snapshot);
   void computeBudgets(const EnergySnapshot& snapshot);
   void partitionCores(const EnergySnapshot& snapshot);

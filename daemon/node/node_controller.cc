@@ -8,7 +8,7 @@ namespace {
 const std::vector<std::string> kGovernorPolicies = {"performance", "powersave", "ondemand"};
 // Policies that only the energy manager implements, for the cores of the
 // apps it drives; cores without apps keep whatever governor they have.
-const std::vector<std::string> kManagerOnlyPolicies = {"thermal-aware"};
+const std::vector<std::string> kManagerOnlyPolicies = {"thermal-aware", "efficiency"};
 }
 
 Result<std::unique_ptr<NodeController>> NodeController::create(Parts parts) {

@@ -6,7 +6,7 @@ namespace nk {
 namespace {
 
 TEST(PolicyRegistry, MakesEveryListedPolicy) {
-  ASSERT_EQ(PolicyRegistry::names().size(), 4u);
+  ASSERT_EQ(PolicyRegistry::names().size(), 5u);
   for (std::string_view name : PolicyRegistry::names()) {
     auto p = makePolicy(name, PolicyConfig{});
     ASSERT_TRUE(p.ok()) << name;
