@@ -3,6 +3,7 @@
 // DIR/results.csv (the columns scripts rely on), DIR/details.csv (more
 // columns), DIR/results.txt (the table printed here) and PNG plots made
 // with gnuplot.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -47,6 +48,8 @@ constexpr const char* kUsage =
     "                    pack-and-cap, thermal-aware, efficiency (default: all)\n"
     "  --jobs N          simulations run in parallel (default: the host's CPUs)\n"
     "  --step SECONDS    simulation step (default 0.005)\n"
+    "  --trace B:P       also write DIR/trace-B-P.csv: every dT_DCT interval of\n"
+    "                    benchmark B under policy P (repeatable)\n"
     "  --no-plots        skip gnuplot\n";
 
 struct Args {
@@ -58,6 +61,7 @@ struct Args {
   unsigned jobs = 0;
   double step_s = 0.005;
   bool plots = true;
+  std::vector<std::pair<std::string, std::string>> traces;
 };
 
 std::vector<std::string> splitList(const std::string& s) {
@@ -129,6 +133,11 @@ Args parse(int argc, char** argv) {
       double v = positiveNumber(flag, value);
       if (v != std::floor(v) || v > 64) fail("--jobs wants a whole number from 1 to 64, not '" + value + "'");
       args.jobs = static_cast<unsigned>(v);
+    } else if (flag == "--trace") {
+      size_t colon = value.find(':');
+      if (colon == std::string::npos || !NasWorkloadCatalog::find(value.substr(0, colon)))
+        fail("--trace wants BENCHMARK:POLICY, e.g. sp.C:efficiency, not '" + value + "'");
+      args.traces.emplace_back(value.substr(0, colon), value.substr(colon + 1));
     } else if (flag == "--step") {
       args.step_s = positiveNumber(flag, value);
       if (args.step_s > 0.05) fail("--step must not exceed dT_DVFS (0.05 s)");
@@ -141,6 +150,12 @@ Args parse(int argc, char** argv) {
     for (const WorkloadModel& w : NasWorkloadCatalog::all()) args.benchmarks.push_back(&w);
   if (args.jobs == 0) args.jobs = std::max(1u, std::thread::hardware_concurrency());
   return args;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
 }
 
 struct Row {
@@ -166,16 +181,20 @@ std::vector<Row> runBenchmark(const Args& args, const WorkloadModel& w) {
     options.budget_w = args.budget_w;
     options.budget_scope = args.scope;
     options.max_time_s = 20 * NasWorkloadCatalog::closedFormSeconds(w, 12, 1.0) + 60;
+    std::ofstream trace;
+    for (const auto& [bench, traced] : args.traces)
+      if (bench == w.name && traced == name) {
+        trace.open(args.out / ("trace-" + bench + "-" + traced + ".csv"));
+        trace << "time_s,power_w,node_power_w,threads,mean_mhz,max_temp_c\n";
+        options.on_interval = [&trace](const IntervalSample& s) {
+          trace << fmt("%.2f", s.time_s) << ',' << fmt("%.2f", s.power_w) << ',' << fmt("%.2f", s.node_power_w) << ','
+                << s.threads << ',' << fmt("%.0f", s.mean_mhz) << ',' << fmt("%.2f", s.max_temp_c) << '\n';
+        };
+      }
     SimulationResult r = NodeSimulator(profile, config, options).run(w, *policy);
     rows.push_back({w.name, name, r});
   }
   return rows;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 void writeCsv(const std::filesystem::path& file, const std::vector<Row>& rows, const Args& args, bool details) {
@@ -267,10 +286,14 @@ void plot(const std::vector<Row>& rows, const Args& args) {
     const char* file;
     const char* title;
     double (*get)(const SimulationResult&);
+    bool relative = false;  // divided by ondemand's on the same benchmark
   };
   const Metric metrics[] = {
       {"time", "Execution time (s)", [](const SimulationResult& r) { return r.time_s; }},
       {"energy", "Energy (J)", [](const SimulationResult& r) { return r.energy_j; }},
+      {"energy_vs_ondemand", "Energy relative to ondemand", [](const SimulationResult& r) { return r.energy_j; }, true},
+      {"time_vs_ondemand", "Execution time relative to ondemand", [](const SimulationResult& r) { return r.time_s; },
+       true},
       {"mttf", "Estimated MTTF (years, RAMP)", [](const SimulationResult& r) { return r.mttf_years; }},
       {"temperature", "Average core temperature (C)", [](const SimulationResult& r) { return r.avg_temp_c; }},
       {"temp_std", "Temperature std-dev across cores (C)", [](const SimulationResult& r) { return r.temp_std_c; }},
@@ -284,6 +307,7 @@ void plot(const std::vector<Row>& rows, const Args& args) {
   char budget[64];
   std::snprintf(budget, sizeof budget, "%.0f W budget", args.budget_w);
   for (const Metric& m : metrics) {
+    if (m.relative && std::find(args.policies.begin(), args.policies.end(), "ondemand") == args.policies.end()) continue;
     std::ofstream dat(args.out / (std::string(m.file) + ".dat"));
     dat << "benchmark";
     for (const std::string& p : args.policies) dat << ' ' << p;
@@ -292,7 +316,10 @@ void plot(const std::vector<Row>& rows, const Args& args) {
       dat << w->name;
       for (const std::string& p : args.policies) {
         const Row* r = find(rows, w->name, p);
-        dat << ' ' << (r ? fmt("%.3f", m.get(r->r)) : std::string("NaN"));
+        const Row* base = m.relative ? find(rows, w->name, "ondemand") : nullptr;
+        double v = r ? m.get(r->r) : NAN;
+        if (m.relative) v = base && m.get(base->r) > 0 ? v / m.get(base->r) : NAN;
+        dat << ' ' << (std::isfinite(v) ? fmt("%.4f", v) : std::string("NaN"));
       }
       dat << "\n";
     }

@@ -109,7 +109,7 @@ SimulationResult NodeSimulator::run(const WorkloadModel& workload, EnergyPolicy&
   std::vector<uint8_t> app_core(cores, 0);
   double app_energy = 0.0;                 // in the budget's scope, whole run
   double app_energy_at_dvfs = 0.0, node_energy_at_dvfs = 0.0, time_at_dvfs = 0.0;
-  double interval_app_energy_start = 0.0, interval_time_start = 0.0;
+  double interval_app_energy_start = 0.0, interval_node_energy_start = 0.0, interval_time_start = 0.0;
   double temp_sum = 0.0, std_sum = 0.0, d_sum = 0.0, mhz_sum = 0.0;
   uint64_t over = 0;
   double now = 0.0;
@@ -193,7 +193,16 @@ SimulationResult NodeSimulator::run(const WorkloadModel& workload, EnergyPolicy&
         ++result.dct_intervals;
         if (power > options_.budget_w * 1.05) ++over;
       }
+      if (options_.on_interval) {
+        IntervalSample sample{now, power, span > 0 ? (node_energy - interval_node_energy_start) / span : 0.0, d};
+        uint32_t n = 0;
+        for (uint32_t t = 0; t < d; ++t, ++n) sample.mean_mhz += core_khz[thread_core[t]] / 1000.0;
+        if (n) sample.mean_mhz /= n;
+        for (uint32_t c = 0; c < cores; ++c) sample.max_temp_c = std::max(sample.max_temp_c, model.coreTemperatureC(c));
+        options_.on_interval(sample);
+      }
       interval_app_energy_start = scoped;
+      interval_node_energy_start = node_energy;
       interval_time_start = now;
     }
   };

@@ -45,6 +45,16 @@ struct SimulationResult {
   double window_work_core_s = 0.0;
 };
 
+// One dT_DCT interval as the budget sees it.
+struct IntervalSample {
+  double time_s = 0.0;       // end of the interval
+  double power_w = 0.0;      // in the budget's scope, interval average
+  double node_power_w = 0.0;
+  uint32_t threads = 0;      // D after the interval's DCT step
+  double mean_mhz = 0.0;     // mean clock of the app's cores
+  double max_temp_c = 0.0;
+};
+
 // A deterministic, time-stepped node running one OpenMP program under one
 // policy: the emulated node's PhysicsModel for power and temperature, the
 // daemon's policy classes through the same snapshot/decision interface, and
@@ -74,6 +84,8 @@ class NodeSimulator {
     // Called after every step with its length and the node's power at its
     // end (tests integrate it; plots draw it).
     std::function<void(double time_s, double step_s, double power_w)> on_step;
+    // Called at the end of every dT_DCT interval.
+    std::function<void(const IntervalSample&)> on_interval;
   };
 
   // Activity factors of a busy core, relative to full-rate computing: the

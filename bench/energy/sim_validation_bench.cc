@@ -14,6 +14,7 @@
 // (run_benchmarks.sh and `./run bench-energy` set them).
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,6 +40,7 @@ namespace {
 struct Measured {
   bool ok = false;
   double time_s = 0, energy_j = 0, threads = 0, start_temp_c = NAN;
+  double slowest_over_mean = NAN;  // the team's slowest clock over its mean, averaged
 };
 
 // Mean of the emulated coretemp inputs: where the node's cores are now.
@@ -86,10 +88,14 @@ Measured runEmulated(const nk::sim::WorkloadModel& w, const std::string& policy,
                                    "OMP_NUM_THREADS=12"};
   if (budget_w > 0) argv.push_back("NODEKEEPER_POWER_BUDGET_MW=" + std::to_string(std::llround(budget_w * 1000)));
   argv.insert(argv.end(), {nk::test::envOr("NK_RUNNER"), "--sysfs", daemon.sysfs().string(), "--go",
-                           (dir / "go").string(), "--repeat", std::to_string(w.repeat)});
+                           (dir / "go").string(), "--cores", (dir / "cores").string(), "--repeat",
+                           std::to_string(w.repeat)});
   for (const std::string& a : phaseArgs(w)) argv.push_back(a);
   nk::test::BackgroundProgram app;
-  if (!app.start(argv, "/dev/null")) return m;
+  if (!app.start(argv, dir / "runner.out", dir / "runner.err")) {
+    std::fprintf(stderr, "cannot start %s\n", argv[0].c_str());
+    return m;
+  }
 
   auto channel = grpc::CreateChannel("unix:" + daemon.socket().string(), grpc::InsecureChannelCredentials());
   auto apps = v1::AppsService::NewStub(channel);
@@ -113,10 +119,56 @@ Measured runEmulated(const nk::sim::WorkloadModel& w, const std::string& policy,
     std::fprintf(stderr, "SetAppPolicy(%s) failed\n", policy.c_str());
     return m;
   }
-  std::this_thread::sleep_for(1s);  // one dT_DCT: the manager has taken the app's cores
+  // Where each thread runs, for the runner to read its core's clock: the
+  // placed core, or (unplaced) the core the daemon charges it to, one per
+  // thread in registration order. Rewritten every 20 ms, atomically.
+  std::atomic<bool> stop{false}, started{false};
+  double slowest_over_mean_sum = 0;
+  int clock_samples = 0;
+  std::thread mapper([&] {
+    while (!stop) {
+      grpc::ClientContext ctx;
+      ctx.set_deadline(std::chrono::system_clock::now() + 2s);
+      v1::AppList now;
+      if (apps->ListApps(&ctx, v1::ListAppsRequest(), &now).ok() && now.apps_size() > 0) {
+        std::string text;
+        const auto& threads = now.apps(0).threads();
+        for (int i = 0; i < threads.size(); ++i)
+          text += std::to_string(threads[i].tid()) + " " +
+                  std::to_string(threads[i].core() >= 0 ? threads[i].core() : i % 12) + "\n";
+        std::ofstream(dir / "cores.tmp") << text;
+        std::filesystem::rename(dir / "cores.tmp", dir / "cores");
+        if (started) {
+          // The clocks of the team's cores: the barrier waits for the slowest.
+          double lo = 1e18, sum = 0;
+          int n = 0;
+          for (int i = 0; i < threads.size(); ++i) {
+            int core = threads[i].core() >= 0 ? threads[i].core() : i % 12;
+            std::ifstream in(daemon.sysfs() / "devices/system/cpu" / ("cpu" + std::to_string(core)) /
+                             "cpufreq/scaling_cur_freq");
+            double khz = 0;
+            if (!(in >> khz)) continue;
+            lo = std::min(lo, khz);
+            sum += khz;
+            ++n;
+          }
+          if (n) {
+            slowest_over_mean_sum += lo / (sum / n);
+            ++clock_samples;
+          }
+        }
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+  });
+  std::this_thread::sleep_for(1s);  // two dT_DCT: the manager has taken the app's cores
   m.start_temp_c = meanCoreTemperatureC(daemon.sysfs());
   std::ofstream(dir / "go") << "go\n";
+  started = true;
   int code = app.wait(std::chrono::seconds(600));
+  stop = true;
+  mapper.join();
+  m.slowest_over_mean = clock_samples ? slowest_over_mean_sum / clock_samples : NAN;
   if (code != 0) {
     std::fprintf(stderr, "runner exited with %d: %s\n", code, app.err().c_str());
     app.kill();
@@ -129,6 +181,8 @@ Measured runEmulated(const nk::sim::WorkloadModel& w, const std::string& policy,
     m.energy_j = std::stod(match[2]);
     m.threads = std::stod(match[3]);
     m.ok = true;
+  } else {
+    std::fprintf(stderr, "runner (exit %d) printed no result: %s%s\n", code, out.c_str(), app.err().c_str());
   }
   daemon.stop();
   std::filesystem::remove_all(dir);
@@ -180,8 +234,8 @@ int main(int argc, char** argv) {
                            repeat, {}};
   std::printf("Simulator against the emulated node: '%s' (compute 36 core-s, light 24 core-s at 60%% asleep) x %d, "
               "12 threads\n", w.name.c_str(), repeat);
-  std::printf("%-14s %8s %9s %9s %8s %10s %10s %8s %8s %8s\n", "policy", "budget", "emu T s", "sim T s", "T ratio",
-              "emu E J", "sim E J", "E ratio", "emu D", "sim D");
+  std::printf("%-14s %8s %9s %9s %8s %10s %10s %8s %8s %8s %9s\n", "policy", "budget", "emu T s", "sim T s", "T ratio",
+              "emu E J", "sim E J", "E ratio", "emu D", "sim D", "emu fmin/f");
   int bad = 0;
   for (const std::string& policy : policies) {
     double budget = policy == "ondemand" || policy == "performance" || policy == "powersave" ? 0.0 : budget_w;
@@ -193,8 +247,9 @@ int main(int argc, char** argv) {
     }
     auto sim = runSimulated(w, policy, budget, emu.start_temp_c);
     double tr = sim.time_s / emu.time_s, er = sim.energy_j / emu.energy_j;
-    std::printf("%-14s %6.0f W %9.2f %9.2f %8.3f %10.0f %10.0f %8.3f %8.1f %8.1f\n", policy.c_str(), budget,
-                emu.time_s, sim.time_s, tr, emu.energy_j, sim.energy_j, er, emu.threads, sim.mean_threads);
+    std::printf("%-14s %6.0f W %9.2f %9.2f %8.3f %10.0f %10.0f %8.3f %8.1f %8.1f %9.3f\n", policy.c_str(), budget,
+                emu.time_s, sim.time_s, tr, emu.energy_j, sim.energy_j, er, emu.threads, sim.mean_threads,
+                emu.slowest_over_mean);
     std::fflush(stdout);
     if (std::fabs(tr - 1) > 0.1 || std::fabs(er - 1) > 0.1) ++bad;
   }

@@ -2,12 +2,13 @@
 // the simulator's validation (sim_validation_bench). The emulated node's
 // clocks do not slow the host, so each thread credits its progress the way
 // the simulator's model does: a quantum of work takes (1 - io) f_max / f
-// seconds of spinning at its core's emulated clock f (scaling_cur_freq of
-// cpu<thread>, the core the daemon charges an unplaced thread's load to)
-// plus io seconds asleep. The team is as large as the runtime (and so
+// seconds of spinning at its core's emulated clock f plus io seconds
+// asleep. Its core is the one FILE (--cores: "tid core" lines, kept
+// current by the bench from the daemon's ListApps) names for its tid, else
+// core <thread number>. The team is as large as the runtime (and so
 // nodekeeper's DCT) makes each parallel region.
 //
-//   workload_runner --sysfs ROOT --go FILE [--repeat N] NAME:WORK:IO ...
+//   workload_runner --sysfs ROOT --go FILE [--cores FILE] [--repeat N] NAME:WORK:IO ...
 //
 // Waits for FILE to exist after its first parallel region (so that the app
 // is registered and its policy set), then runs the phases and prints one
@@ -36,6 +37,19 @@ struct Phase {
 };
 
 std::string g_root;
+std::string g_cores;
+
+// The core FILE names for this thread, else `fallback`.
+int coreOf(pid_t tid, int fallback) {
+  if (g_cores.empty()) return fallback;
+  FILE* f = std::fopen(g_cores.c_str(), "re");
+  if (!f) return fallback;
+  int t = 0, c = 0, found = fallback;
+  while (std::fscanf(f, "%d %d", &t, &c) == 2)
+    if (t == tid) found = c;
+  std::fclose(f);
+  return found;
+}
 double g_fmax_khz = 0;
 
 double readNumber(const std::string& path) {
@@ -74,6 +88,7 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--sysfs" && i + 1 < argc) g_root = argv[++i];
     else if (a == "--go" && i + 1 < argc) go = argv[++i];
+    else if (a == "--cores" && i + 1 < argc) g_cores = argv[++i];
     else if (a == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
     else {
       Phase ph;
@@ -114,7 +129,8 @@ int main(int argc, char** argv) {
           int d = omp_get_num_threads();
 #pragma omp single
           used = d;
-          std::string freq = g_root + "/devices/system/cpu/cpu" + std::to_string(t) + "/cpufreq/scaling_cur_freq";
+          int core = coreOf(gettid(), t);
+          std::string freq = g_root + "/devices/system/cpu/cpu" + std::to_string(core) + "/cpufreq/scaling_cur_freq";
           double mine = chunk / d;
           // Absolute deadlines from the region's start: a thread the host
           // scheduled late catches up instead of adding its delay.

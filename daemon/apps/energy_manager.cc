@@ -288,6 +288,14 @@ void EnergyManager::step(bool dct) {
         decided_tids.push_back(placement.tid);
         if (placement.core >= 0) group_cores.insert(static_cast<uint32_t>(placement.core));
       }
+      // Threads a policy leaves unplaced (performance, powersave, ondemand)
+      // still run on cores: the ones the snapshot charged them to. Without
+      // these, such a policy steered no core at all and its apps ran under
+      // whatever governor the node had (found by the simulator validation).
+      for (const ThreadSample& ts : samples[a].thread_samples)
+        if (ts.core >= 0 && std::none_of(managed[a].placements.begin(), managed[a].placements.end(),
+                                         [&](const auto& p) { return p.tid == ts.tid && p.core >= 0; }))
+          group_cores.insert(static_cast<uint32_t>(ts.core));
     }
     // A policy steers the cores its apps run on, nothing else; where two
     // policies share a core the lower frequency wins (budgets over speed).

@@ -115,10 +115,47 @@ void EfficiencyPolicy::applyCeilings(const EnergySnapshot& limited, EnergyDecisi
   }
 }
 
+// One clock per team. Eq. 8 runs per thread, and noisy per-thread readings
+// walk the threads' clocks apart (on the emulated node the slowest of a
+// team ran at 0.71 of the team's mean); at a barrier the slowest thread
+// sets the pace, so the power the faster ones draw buys nothing. Every
+// controlled core of an app gets the mean of their clocks (rounded down,
+// so the app's power does not grow), under its own ceiling.
+void EfficiencyPolicy::equaliseTeams(const EnergySnapshot& limited, EnergyDecision& decision) const {
+  FrequencyTable table(limited.freq_table_khz);
+  for (const AppDecision& app : decision.apps) {
+    std::vector<CoreDecision*> team;
+    for (const ThreadDecision& td : app.thread_decisions) {
+      int32_t core = td.core;
+      if (core < 0)
+        for (const AppSample& sample : limited.apps)
+          if (sample.id == app.id)
+            for (const ThreadSample& ts : sample.thread_samples)
+              if (ts.tid == td.tid)
+                core = ts.core;
+      for (CoreDecision& cd : decision.cores)
+        if (core >= 0 && cd.core == static_cast<uint32_t>(core) && cd.target_khz > 0 &&
+            std::find(team.begin(), team.end(), &cd) == team.end())
+          team.push_back(&cd);
+    }
+    if (team.size() < 2)
+      continue;
+    double mean = 0.0;
+    for (const CoreDecision* cd : team)
+      mean += static_cast<double>(cd->target_khz);
+    mean /= static_cast<double>(team.size());
+    for (CoreDecision* cd : team)
+      for (const CoreReading& core : limited.cores)
+        if (core.id == cd->core)
+          cd->target_khz = table.resolve(mean, table.limitsOf(core), FrequencyRelation::kHighestAtOrBelow);
+  }
+}
+
 EnergyDecision EfficiencyPolicy::stepDvfs(const EnergySnapshot& snapshot) {
   EnergySnapshot limited = withCeilings(snapshot, true);
   EnergyDecision decision = inner_.stepDvfs(limited);
   applyCeilings(limited, decision);
+  equaliseTeams(limited, decision);
   decision.reason = "efficiency/" + decision.reason;
   return decision;
 }
@@ -127,6 +164,7 @@ EnergyDecision EfficiencyPolicy::stepDct(const EnergySnapshot& snapshot) {
   EnergySnapshot limited = withCeilings(snapshot, true);
   EnergyDecision decision = inner_.stepDct(limited);
   applyCeilings(limited, decision);
+  equaliseTeams(limited, decision);
   decision.reason = "efficiency/" + decision.reason;
   return decision;
 }

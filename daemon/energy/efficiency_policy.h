@@ -24,6 +24,8 @@ namespace nk {
 //    correction when the ceiling lifts; without a budget the ceiling alone
 //    sets the clock. Threads whose stalls are not measured
 //    (stall_fraction < 0) get no ceiling.
+// 3. One clock per team (equaliseTeams), since a barrier waits for the
+//    slowest thread.
 class EfficiencyPolicy final : public EnergyPolicy {
  public:
   explicit EfficiencyPolicy(const PolicyConfig& config = {});
@@ -45,6 +47,7 @@ class EfficiencyPolicy final : public EnergyPolicy {
   };
   EnergySnapshot withCeilings(const EnergySnapshot& snapshot, bool observe);
   void applyCeilings(const EnergySnapshot& limited, EnergyDecision& decision) const;
+  void equaliseTeams(const EnergySnapshot& limited, EnergyDecision& decision) const;
   ThreadState& threadFor(int32_t tid);
 
   EfficiencyTunables tunables_;

@@ -473,8 +473,14 @@ EnergyDecision ThermalAwarePolicy::stepDct(const EnergySnapshot& snapshot) {
     // Room: after the feed-forward every clock is still a table step above
     // the floor, so eq. 8 can take back what the new thread overshoots.
     const double step_khz = ilc_params_.delta_f_khz;
-    bool room = width_first && p <= app.budget_w && clock_khz * d / (d + 1.0) >= floor_khz + step_khz;
     bool at_floor = !width_first || clock_khz <= floor_khz + step_khz;
+    // What a thread draws at the bottom clock, learnt whenever the clocks
+    // are there: one more thread must fit even if eq. 8 has to take every
+    // clock down to the floor to make room for it.
+    if (width_first && at_floor && d > 0)
+      app.floor_w_per_thread = p / d;
+    bool fits = app.floor_w_per_thread <= 0.0 || app.floor_w_per_thread * (d + 1) <= app.budget_w;
+    bool room = width_first && fits && p <= app.budget_w && clock_khz * d / (d + 1.0) >= floor_khz + step_khz;
     const double over_at = app.budget_w * (width_first ? 1.02 : 1.0);
     if (!(app.budget_w > 0.0) || p < grow_below || room) {
       if (d + 1 <= upper)

@@ -47,6 +47,7 @@ class ThermalAwarePolicy final : public EnergyPolicy {
     double budget_w = 0.0;      // effective budget; 0 = uncontrolled
     double power_sum = 0.0;     // eq. 2 summed over threads = app power
     uint32_t power_samples = 0;
+    double floor_w_per_thread = 0.0;  // dct_width_first: P / D seen at the bottom clock
     bool present = false;
   };
   struct CoreState {

@@ -55,6 +55,38 @@ TEST(ThermalAwarePolicy, DctUpDownAndBounds) {
   EXPECT_EQ(dAfterDct(3, 12, 116.0, 50.0, 12), 2u);   // never below 2
 }
 
+// dct_width_first (the efficiency policy): D follows the clocks' headroom,
+// eq. 8 the power. One DVFS step first starts each thread's ILC at the
+// snapshot's clock.
+uint32_t dWidthFirst(uint64_t cur_khz, double power, bool width_first) {
+  PolicyConfig config;
+  config.thermal.dct_width_first = width_first;
+  ThermalAwarePolicy p(config);
+  EnergySnapshot s = node(8, true, cur_khz);
+  s.apps.push_back(app("a", 30.0, 8, 4, power));
+  p.stepDvfs(s);
+  return appOf(p.stepDct(s), "a")->threads;
+}
+
+TEST(ThermalAwarePolicy, WidthFirstGrowsAtTheBudgetWhileClocksHaveRoom) {
+  // At the budget with clocks near 2.6 GHz: 4/5 of them (2.08 GHz) is still
+  // above the floor, so one more thread; the seed's rule holds D.
+  EXPECT_EQ(dWidthFirst(2600000, 30.0, true), 5u);
+  EXPECT_EQ(dWidthFirst(2600000, 30.0, false), 4u);
+  // Clocks at 1.4 GHz: 4/5 of them (1.12 GHz) would be below the floor.
+  EXPECT_EQ(dWidthFirst(1400000, 29.5, true), 4u);
+}
+
+TEST(ThermalAwarePolicy, WidthFirstCutsOnlyWhenTheClocksAreAtTheBottom) {
+  // 10% over with clocks high: eq. 8 lowers them; the seed's rule cuts.
+  EXPECT_EQ(dWidthFirst(2600000, 33.0, true), 4u);
+  EXPECT_EQ(dWidthFirst(2600000, 33.0, false), 3u);
+  // 10% over at the lowest clock: nothing left but fewer threads.
+  EXPECT_EQ(dWidthFirst(1200000, 33.0, true), 3u);
+  // 1% over at the bottom is within the width-first rule's 2% tolerance.
+  EXPECT_EQ(dWidthFirst(1200000, 30.3, true), 4u);
+}
+
 // Feed-forward: one more thread lowers every clock by D_old / D_new; one
 // thread less leaves the clocks alone (raising them would raise the power
 // that was over budget).
