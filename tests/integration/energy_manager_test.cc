@@ -270,6 +270,40 @@ TEST_P(EnergyManagerTest, ControlsComeBackWhenTheAppIsKilled) {
   }, 2s));
 }
 
+// Full-width policies place no thread; they must still steer the cores the
+// app's threads are charged to (before the fix they steered none, and a
+// powersave app ran at whatever the node's governor chose).
+TEST_P(EnergyManagerTest, PowersaveAppRunsItsCoresAtTheLowestClock) {
+  std::vector<std::string> governors;
+  for (int core = 0; core < kCores; ++core) governors.push_back(policyFile(core, "scaling_governor"));
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(probeCommand("100000000", "2000", kHighBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] { return app() && app()->threads_size() >= 4; }, 15s)) << probe.err();
+  {
+    grpc::ClientContext context;
+    v1::SetAppPolicyRequest request;
+    request.set_app_id(app()->app_id());
+    request.set_policy("powersave");
+    v1::App reply;
+    ASSERT_TRUE(apps_->SetAppPolicy(&context, request, &reply).ok());
+  }
+  std::string lowest = policyFile(0, "cpuinfo_min_freq");
+  // Threads are charged to cores 0, 1, ... in registration order.
+  EXPECT_TRUE(eventually([&] {
+    for (int core = 0; core < 4; ++core)
+      if (policyFile(core, "scaling_cur_freq") != lowest) return false;
+    return true;
+  }, 5s)) << "core 0 at " << policyFile(0, "scaling_cur_freq") << " kHz, governor "
+          << policyFile(0, "scaling_governor");
+  std::ofstream(dir_ / "stop") << "stop\n";
+  EXPECT_EQ(probe.wait(20s), 0) << probe.err();
+  EXPECT_TRUE(eventually([&] {
+    for (int core = 0; core < kCores; ++core)
+      if (policyFile(core, "scaling_governor") != governors[core]) return false;
+    return true;
+  }, 3s));
+}
+
 INSTANTIATE_TEST_SUITE_P(Builds, EnergyManagerTest,
                          ::testing::Values(ProbeBuild{"clang", "NK_PROBE_CLANG", false},
                                            ProbeBuild{"gcc_on_libomp", "NK_PROBE_GCC", true}),
