@@ -11,6 +11,7 @@ namespace {
 
 PolicyConfig widthFirst(PolicyConfig config) {
   config.thermal.dct_width_first = true;
+  config.thermal.swap_to_coolest_k = 0.1;
   return config;
 }
 

@@ -53,6 +53,12 @@ struct ThermalAwareTunables {
   // false = the rules above, where eq. 8, ten times as frequent, takes any
   // slack as clock before DCT can take it as width.
   bool dct_width_first = false;
+  // Not in the seed (the efficiency policy turns it on): instead of
+  // Algorithm 1's swap by temperature std-dev (lines 7-12), move threads
+  // from the app's hottest busy cores to its coolest idle ones, by mean
+  // temperature over the interval, while the two differ by more than this
+  // many kelvin; 0 = the seed's swap.
+  double swap_to_coolest_k = 0.0;
 };
 
 // Ours (efficiency): how much slower than at the highest clock a thread

@@ -209,6 +209,8 @@ uint32_t ThermalAwarePolicy::swapAffinity(AppState& app) {
   size_t n = app.cores.size();
   if (n < 2)
     return 0;
+  if (config_.thermal.swap_to_coolest_k > 0.0)
+    return moveToCoolest(app);
   order_.assign(app.cores.begin(), app.cores.end());
   auto stdOf = [&](uint32_t id) {
     CoreState* c = coreFor(id);
@@ -231,6 +233,37 @@ uint32_t ThermalAwarePolicy::swapAffinity(AppState& app) {
     ++pairs;
   }
   return pairs;
+}
+
+// Busy cores sorted hottest first, idle ones coolest first; the i-th
+// hottest busy core hands its thread to the i-th coolest idle core while the
+// first is warmer by more than swap_to_coolest_k. Cores run as long hot or
+// cool, which the seed's std-dev order does not see.
+uint32_t ThermalAwarePolicy::moveToCoolest(AppState& app) {
+  auto meanOf = [&](uint32_t id) {
+    CoreState* c = coreFor(id);
+    return c && c->temps.samples() ? c->temps.mean() : 0.0;
+  };
+  std::vector<uint32_t>& busy = order_;
+  busy.clear();
+  std::vector<uint32_t> idle;
+  for (uint32_t core : app.cores) {
+    bool used = std::any_of(app.thread_states.begin(), app.thread_states.end(),
+                            [&](const ThreadState& t) { return t.present && t.core == static_cast<int32_t>(core); });
+    (used ? busy : idle).push_back(core);
+  }
+  std::stable_sort(busy.begin(), busy.end(), [&](uint32_t a, uint32_t b) { return meanOf(a) > meanOf(b); });
+  std::stable_sort(idle.begin(), idle.end(), [&](uint32_t a, uint32_t b) { return meanOf(a) < meanOf(b); });
+  uint32_t moves = 0;
+  for (size_t i = 0; i < busy.size() && i < idle.size(); ++i) {
+    if (meanOf(busy[i]) - meanOf(idle[i]) <= config_.thermal.swap_to_coolest_k)
+      break;
+    for (ThreadState& t : app.thread_states)
+      if (t.present && t.core == static_cast<int32_t>(busy[i]))
+        t.core = static_cast<int32_t>(idle[i]);
+    ++moves;
+  }
+  return moves;
 }
 
 // Eq. 4 for threads that have not been profiled yet: P_d'budget = P_budget / D.

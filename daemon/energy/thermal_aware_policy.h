@@ -68,6 +68,7 @@ class ThermalAwarePolicy final : public EnergyPolicy {
   uint32_t upperBound(const AppSample& app, const AppState& state, const EnergySnapshot& snapshot) const;
   void placeThreads(AppState& app, const AppSample& sample);
   uint32_t swapAffinity(AppState& app);
+  uint32_t moveToCoolest(AppState& app);
   void allocateBudgets(AppState& app);
   void dropAbsent();
   void buildDecision(const EnergySnapshot& snapshot, EnergyDecision& decision);

@@ -87,6 +87,42 @@ TEST(ThermalAwarePolicy, WidthFirstCutsOnlyWhenTheClocksAreAtTheBottom) {
   EXPECT_EQ(dWidthFirst(1200000, 30.3, true), 4u);
 }
 
+// swap_to_coolest_k (the efficiency policy): threads leave the hottest
+// busy cores for the coolest idle ones, by mean temperature.
+TEST(ThermalAwarePolicy, MovesThreadsFromTheHottestToTheCoolestCores) {
+  PolicyConfig config;
+  config.thermal.swap_to_coolest_k = 0.5;
+  ThermalAwarePolicy p(config);
+  EnergySnapshot s = node(6);
+  const double temps[] = {70.0, 60.0, 50.0, 40.0, 45.0, 59.8};
+  for (size_t i = 0; i < 6; ++i) s.cores[i].temp_c = temps[i];
+  s.apps.push_back(app("a", 30.0, 6, 2, 30.0));  // threads on cores 0 and 1, all 6 cores its share
+  p.stepDvfs(s);
+  EnergyDecision d = p.stepDct(s);
+  const AppDecision* a = appOf(d, "a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->thread_decisions.size(), 2u);
+  // 70 C -> the coolest idle (40 C), 60 C -> the next (45 C).
+  EXPECT_EQ(a->thread_decisions[0].core, 3);
+  EXPECT_EQ(a->thread_decisions[1].core, 4);
+}
+
+TEST(ThermalAwarePolicy, LeavesThreadsWhereTheCoolestIsNotCoolerByTheThreshold) {
+  PolicyConfig config;
+  config.thermal.swap_to_coolest_k = 0.5;
+  ThermalAwarePolicy p(config);
+  EnergySnapshot s = node(4);
+  const double temps[] = {50.0, 50.2, 49.8, 49.9};
+  for (size_t i = 0; i < 4; ++i) s.cores[i].temp_c = temps[i];
+  s.apps.push_back(app("a", 30.0, 4, 2, 30.0));
+  p.stepDvfs(s);
+  EnergyDecision d = p.stepDct(s);
+  const AppDecision* a = appOf(d, "a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->thread_decisions[0].core, 0);
+  EXPECT_EQ(a->thread_decisions[1].core, 1);
+}
+
 // Feed-forward: one more thread lowers every clock by D_old / D_new; one
 // thread less leaves the clocks alone (raising them would raise the power
 // that was over budget).
