@@ -20,9 +20,9 @@ PolicyConfig widthFirst(PolicyConfig config) {
 EfficiencyPolicy::EfficiencyPolicy(const PolicyConfig& config)
     : tunables_(config.efficiency), inner_(widthFirst(config)) {
   if (!(tunables_.max_slowdown_pct >= 0.0) || !std::isfinite(tunables_.max_slowdown_pct))
-    tunables_.max_slowdown_pct = 3.0;
+    tunables_.max_slowdown_pct = EfficiencyTunables{}.max_slowdown_pct;
   if (!(tunables_.omega > 0.0 && tunables_.omega <= 1.0))
-    tunables_.omega = 0.5;
+    tunables_.omega = EfficiencyTunables{}.omega;
 }
 
 double EfficiencyPolicy::ceilingKhz(double m, double slowdown, double fmax_khz) {

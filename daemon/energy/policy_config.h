@@ -64,7 +64,7 @@ struct ThermalAwareTunables {
 // Ours (efficiency): how much slower than at the highest clock a thread
 // may run because its clock was lowered for memory stalls.
 struct EfficiencyTunables {
-  double max_slowdown_pct = 3.0;
+  double max_slowdown_pct = 4.0;
   double omega = 0.5;   // moving average of the frequency-insensitive share
 };
 

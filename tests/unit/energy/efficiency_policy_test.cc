@@ -25,6 +25,13 @@ TEST(EfficiencyPolicy, CeilingIsTheLowestClockWithinTheSlowdown) {
   EXPECT_NEAR(0.5 * 2600000 / f + 0.5, 1.03, 1e-12);
 }
 
+// The hand-worked clocks below are for a 3% slowdown allowance.
+PolicyConfig threePercent() {
+  PolicyConfig config;
+  config.efficiency.max_slowdown_pct = 3.0;
+  return config;
+}
+
 EnergySnapshot memoryBound(double stall_fraction, double budget_w, double power_w) {
   EnergySnapshot s = node(4);
   AppSample a = app("a", budget_w, 4, 4, power_w);
@@ -34,7 +41,7 @@ EnergySnapshot memoryBound(double stall_fraction, double budget_w, double power_
 }
 
 TEST(EfficiencyPolicy, WithoutBudgetAMemoryBoundThreadGetsItsCeiling) {
-  EfficiencyPolicy policy;
+  EfficiencyPolicy policy(threePercent());
   // Stalled 60% of its cycles at 2.6 GHz: m = 0.6, ceiling 0.4 * 2.6 / 0.43 =
   // 2.419 GHz, the table's 2.5 GHz at or above it.
   EnergyDecision d = policy.stepDvfs(memoryBound(0.6, 0.0, 40.0));
@@ -47,7 +54,7 @@ TEST(EfficiencyPolicy, WithoutBudgetAMemoryBoundThreadGetsItsCeiling) {
 }
 
 TEST(EfficiencyPolicy, StallsMeasuredAtALowerClockMeanTheSameShareAtFmax) {
-  EfficiencyPolicy policy;
+  EfficiencyPolicy policy(threePercent());
   // At 1.3 GHz a thread with m = 0.9 (at f_max) stalls 0.9 / (0.1 * 2 + 0.9)
   // = 81.8% of its cycles. Ceiling: 0.1 * 2.6 / 0.13 = 2.0 GHz.
   EnergySnapshot s = memoryBound(0.9 / 1.1, 0.0, 40.0);
@@ -57,7 +64,7 @@ TEST(EfficiencyPolicy, StallsMeasuredAtALowerClockMeanTheSameShareAtFmax) {
 }
 
 TEST(EfficiencyPolicy, ComputeBoundThreadsKeepAlmostTheFullClock) {
-  EfficiencyPolicy policy;
+  EfficiencyPolicy policy(threePercent());
   // m = 0: ceiling 2.6 / 1.03 = 2.524 GHz -> 2.6 GHz at or above it.
   EnergyDecision d = policy.stepDvfs(memoryBound(0.0, 0.0, 40.0));
   const CoreDecision* cd = coreOf(d, 0);
