@@ -1,0 +1,91 @@
+#include "dependence_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+namespace nk::client {
+namespace {
+
+using K = DependenceKind;
+using Edge = std::tuple<uint64_t, uint64_t, uint64_t>;  // from, to, address
+
+std::vector<Edge> declare(DependenceTracker& t, uint64_t task, std::vector<Dependence> deps) {
+  std::vector<DependenceEdge> edges;
+  t.declare(task, deps, edges);
+  std::vector<Edge> out;
+  for (const auto& e : edges) out.emplace_back(e.from, e.to, e.address);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+constexpr uint64_t x = 0x1000, y = 0x2000;
+
+TEST(DependenceTracker, ReadAfterWrite) {
+  DependenceTracker t;
+  EXPECT_TRUE(declare(t, 1, {{x, K::kOut}}).empty());
+  EXPECT_EQ(declare(t, 2, {{x, K::kIn}}), (std::vector<Edge>{{1, 2, x}}));
+  EXPECT_EQ(declare(t, 3, {{x, K::kIn}}), (std::vector<Edge>{{1, 3, x}}));
+}
+
+TEST(DependenceTracker, WriteAfterReadsWaitsForEveryReaderNotTheWriter) {
+  DependenceTracker t;
+  declare(t, 1, {{x, K::kOut}});
+  declare(t, 2, {{x, K::kIn}});
+  declare(t, 3, {{x, K::kIn}});
+  EXPECT_EQ(declare(t, 4, {{x, K::kInout}}), (std::vector<Edge>{{2, 4, x}, {3, 4, x}}));
+  // The readers are gone with the write: the next reader waits for 4 only.
+  EXPECT_EQ(declare(t, 5, {{x, K::kIn}}), (std::vector<Edge>{{4, 5, x}}));
+}
+
+TEST(DependenceTracker, WriteAfterWrite) {
+  DependenceTracker t;
+  declare(t, 1, {{x, K::kOut}});
+  EXPECT_EQ(declare(t, 2, {{x, K::kOut}}), (std::vector<Edge>{{1, 2, x}}));
+  EXPECT_EQ(declare(t, 3, {{x, K::kInout}}), (std::vector<Edge>{{2, 3, x}}));
+}
+
+TEST(DependenceTracker, ReadersOfNothingAndIndependentAddresses) {
+  DependenceTracker t;
+  EXPECT_TRUE(declare(t, 1, {{x, K::kIn}}).empty());  // nobody wrote x yet
+  declare(t, 2, {{y, K::kOut}});
+  // 3 writes x after reader 1 and reads y after writer 2.
+  EXPECT_EQ(declare(t, 3, {{x, K::kOut}, {y, K::kIn}}), (std::vector<Edge>{{1, 3, x}, {2, 3, y}}));
+  EXPECT_EQ(t.addresses(), 2u);
+}
+
+TEST(DependenceTracker, OneAddressTwiceInOneTask) {
+  DependenceTracker t;
+  declare(t, 1, {{x, K::kOut}});
+  // in and out on x: one edge from 1, labelled as the write; no self-edge.
+  std::vector<DependenceEdge> edges;
+  std::vector<Dependence> deps = {{x, K::kIn}, {x, K::kOut}};
+  t.declare(2, deps, edges);
+  ASSERT_EQ(edges.size(), 1u);
+  EXPECT_EQ(edges[0].from, 1u);
+  EXPECT_EQ(edges[0].kind, K::kOut);
+  // 2 is now the writer, not a reader of its own write.
+  EXPECT_EQ(declare(t, 3, {{x, K::kOut}}), (std::vector<Edge>{{2, 3, x}}));
+}
+
+// The seed's Figure 2 shape: a chain per subtree, two subtrees independent.
+TEST(DependenceTracker, TwoIndependentChains) {
+  DependenceTracker t;
+  std::vector<Edge> all;
+  for (uint64_t i = 0; i < 10; ++i)
+    for (uint64_t chain : {0, 1}) {
+      uint64_t task = 1 + 2 * i + chain, a = chain ? y : x;
+      auto e = declare(t, task, {{a, K::kInout}});
+      all.insert(all.end(), e.begin(), e.end());
+    }
+  ASSERT_EQ(all.size(), 18u);
+  for (const auto& [from, to, address] : all) {
+    EXPECT_EQ(to - from, 2u);
+    EXPECT_EQ(address, (from % 2) ? x : y);
+  }
+}
+
+}  // namespace
+}  // namespace nk::client
