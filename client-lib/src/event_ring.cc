@@ -1,0 +1,102 @@
+#include "event_ring.h"
+
+#include <algorithm>
+#include <bit>
+#include <thread>
+
+namespace nk::client {
+
+namespace {
+
+// Beyond this a per-thread ring is a configuration mistake (16 Mi events is
+// 768 MiB per thread); clamping also keeps std::bit_ceil defined.
+constexpr size_t kMaxCapacity = size_t{1} << 24;
+
+// Long enough to ride out a shipper that is mid-drain (a few microseconds),
+// short enough that a descheduled shipper does not cost a whole time slice
+// of spinning before we give the core away.
+constexpr int kSpinsBeforeYield = 256;
+
+size_t roundedCapacity(size_t requested) {
+  return std::bit_ceil(std::clamp<size_t>(requested, 2, kMaxCapacity));
+}
+
+// Tells the core this is a spin-wait: saves power and, with SMT, gives the
+// sibling hyperthread (possibly the shipper) the pipeline.
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+}  // namespace
+
+EventRing::EventRing(size_t capacity, Mode mode)
+    : capacity_(roundedCapacity(capacity)),
+      mask_(capacity_ - 1),
+      mode_(mode),
+      slots_(std::make_unique<TaskEventRecord[]>(capacity_)) {}
+
+bool EventRing::refreshTailHasRoom(uint64_t head) {
+  // Acquire: the consumer's copies out of the slots it released are done
+  // before we overwrite them.
+  cached_tail_ = tail_.load(std::memory_order_acquire);
+  return head - cached_tail_ < capacity_;
+}
+
+// Kept out of line so push()'s inlined fast path stays a handful of
+// instructions.
+bool EventRing::pushWhenFull(const TaskEventRecord& event) {
+  const uint64_t head = head_.load(std::memory_order_relaxed);
+  if (mode_ == Mode::kLossy) {
+    // Only this thread writes the counter, so load+store cannot lose an
+    // increment, and it avoids a locked instruction on the hot path.
+    dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return false;
+  }
+  for (int spins = 0; !refreshTailHasRoom(head); ++spins) {
+    if (spins < kSpinsBeforeYield) {
+      cpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  publish(head, event);
+  return true;
+}
+
+size_t EventRing::drain(std::span<TaskEventRecord> out) {
+  const uint64_t tail = tail_.load(std::memory_order_relaxed);
+  uint64_t available = cached_head_ - tail;
+  // Only touch the producer's cache line when what we already know about
+  // cannot fill `out`.
+  if (available < out.size()) {
+    // Acquire: pairs with publish(), so the slots below are fully written.
+    cached_head_ = head_.load(std::memory_order_acquire);
+    available = cached_head_ - tail;
+  }
+  const size_t count = static_cast<size_t>(std::min<uint64_t>(available, out.size()));
+  if (count == 0) {
+    return 0;
+  }
+  const size_t first = static_cast<size_t>(tail & mask_);
+  const size_t before_wrap = std::min(count, capacity_ - first);
+  std::copy_n(&slots_[first], before_wrap, out.begin());
+  std::copy_n(&slots_[0], count - before_wrap, out.begin() + before_wrap);
+  // Release: our reads of the slots are done before the producer may reuse
+  // them.
+  tail_.store(tail + count, std::memory_order_release);
+  return count;
+}
+
+size_t EventRing::sizeApprox() const {
+  // Tail first: head only grows, so a head read afterwards is never behind
+  // the tail we saw, whichever thread calls this.
+  const uint64_t tail = tail_.load(std::memory_order_acquire);
+  const uint64_t head = head_.load(std::memory_order_acquire);
+  return static_cast<size_t>(std::min<uint64_t>(head - tail, capacity_));
+}
+
+}  // namespace nk::client

@@ -1,0 +1,100 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "task_event_record.h"
+
+namespace nk::client {
+
+// Bounded single-producer single-consumer queue of task events. Each
+// application thread owns one ring and is its only producer; the shipping
+// thread is its only consumer. Nothing here is shared between application
+// threads, so the hot path takes no lock and no contended atomic.
+//
+// Indices grow without wrapping (2^64 events is centuries at any event
+// rate) and are masked into the slot array, so full and empty are told
+// apart without sacrificing a slot.
+class EventRing {
+ public:
+  enum class Mode {
+    kLossless,  // the producer waits while the ring is full
+    kLossy,     // the event is dropped and counted; never waits
+  };
+
+  // `capacity` is rounded up to a power of two (at least 2) so indexing is
+  // a mask instead of a division.
+  EventRing(size_t capacity, Mode mode);
+
+  // Copying or moving would hand the other side a stale index.
+  EventRing(const EventRing&) = delete;
+  EventRing& operator=(const EventRing&) = delete;
+
+  // Producer thread only. Lossy: false (and one more drop) when full.
+  // Lossless: waits for room, always true.
+  bool push(const TaskEventRecord& event) {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    // Only re-read the consumer's index when the cached one says full: in
+    // steady state this keeps the consumer's cache line out of the
+    // producer's path.
+    if (head - cached_tail_ >= capacity_ && !refreshTailHasRoom(head)) {
+      return pushWhenFull(event);
+    }
+    publish(head, event);
+    return true;
+  }
+
+  // Consumer thread only. Moves up to out.size() of the oldest events into
+  // `out`, returns how many.
+  size_t drain(std::span<TaskEventRecord> out);
+
+  // Any thread; exact once the producer has stopped.
+  uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+  size_t capacity() const { return capacity_; }
+
+  // Any thread; a snapshot that may already be stale when it returns.
+  size_t sizeApprox() const;
+
+  Mode mode() const { return mode_; }
+
+ private:
+  // 64 rather than std::hardware_destructive_interference_size: the latter
+  // varies with -mtune and GCC warns when it is used in a header's ABI.
+  static constexpr size_t kCacheLine = 64;
+
+  bool refreshTailHasRoom(uint64_t head);
+  bool pushWhenFull(const TaskEventRecord& event);
+
+  void publish(uint64_t head, const TaskEventRecord& event) {
+    slots_[head & mask_] = event;
+    // Release: the slot's contents are visible before the consumer can see
+    // the new head.
+    head_.store(head + 1, std::memory_order_release);
+  }
+
+  // Read-only after construction; shared by both sides without traffic.
+  const size_t capacity_;
+  const uint64_t mask_;
+  const Mode mode_;
+  const std::unique_ptr<TaskEventRecord[]> slots_;
+
+  // Producer's cache line: written by the producer, read by the consumer
+  // only when its cached head runs out.
+  alignas(kCacheLine) std::atomic<uint64_t> head_{0};
+  uint64_t cached_tail_ = 0;
+  // An atomic so that dropped() from the shipper is race-free; only the
+  // producer writes it, so a relaxed load+store (not a read-modify-write)
+  // is enough.
+  std::atomic<uint64_t> dropped_{0};
+
+  // Consumer's cache line. The class's alignment pads its end, so whatever
+  // follows a ring in memory cannot share this line either.
+  alignas(kCacheLine) std::atomic<uint64_t> tail_{0};
+  uint64_t cached_head_ = 0;
+};
+
+}  // namespace nk::client

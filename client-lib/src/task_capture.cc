@@ -1,0 +1,56 @@
+#include "task_capture.h"
+
+namespace nk::client {
+
+std::shared_ptr<TaskCapture::ThreadEvents> TaskCapture::attachThread() {
+  std::lock_guard lock(mutex_);
+  auto events = std::make_shared<ThreadEvents>(static_cast<uint32_t>(threads_.size() + 1), capacity_, mode_);
+  threads_.push_back(events);
+  return events;
+}
+
+std::vector<std::shared_ptr<TaskCapture::ThreadEvents>> TaskCapture::threads() const {
+  std::lock_guard lock(mutex_);
+  return threads_;
+}
+
+void TaskCapture::push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a, uint64_t b,
+                       uint64_t c) {
+  TaskEventRecord record{};
+  record.type = type;
+  record.timestamp_ns = now_ns;
+  record.task_id = task;
+  record.a = a;
+  record.b = b;
+  record.c = c;
+  t.ring.push(record);  // lossy mode counts what does not fit
+}
+
+uint64_t TaskCapture::created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns) {
+  uint64_t id = (static_cast<uint64_t>(t.slot) << kSerialBits) | ++t.next_serial;
+  push(t, TaskEventType::kCreated, now_ns, id, parent, function, static_cast<uint64_t>(static_cast<int64_t>(priority)));
+  return id;
+}
+
+void TaskCapture::dependences(ThreadEvents& t, uint64_t parent, uint64_t task, std::span<const Dependence> deps,
+                              uint64_t now_ns) {
+  t.edges.clear();
+  t.trackers[parent].declare(task, deps, t.edges);
+  for (const DependenceEdge& e : t.edges)
+    push(t, TaskEventType::kDependence, now_ns, e.to, e.from, e.address, static_cast<uint64_t>(e.kind));
+}
+
+void TaskCapture::started(ThreadEvents& t, uint64_t task, uint32_t thread_num, uint64_t now_ns) {
+  push(t, TaskEventType::kStarted, now_ns, task, thread_num);
+}
+
+void TaskCapture::finished(ThreadEvents& t, uint64_t task, bool failed, uint64_t now_ns) {
+  push(t, failed ? TaskEventType::kFailed : TaskEventType::kFinished, now_ns, task);
+  if (!t.trackers.empty()) t.trackers.erase(task);
+}
+
+void TaskCapture::sync(ThreadEvents& t, uint64_t task, uint64_t kind, bool end, uint64_t now_ns) {
+  push(t, TaskEventType::kSync, now_ns, task, kind, end ? 1 : 0);
+}
+
+}  // namespace nk::client

@@ -1,0 +1,93 @@
+#include "task_capture.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace nk::client {
+namespace {
+
+std::vector<TaskEventRecord> drainAll(TaskCapture::ThreadEvents& t) {
+  std::vector<TaskEventRecord> out(4096);
+  out.resize(t.ring.drain(out));
+  return out;
+}
+
+TEST(TaskCapture, CreationDependencesAndRunsBecomeRecords) {
+  TaskCapture capture(1024, EventRing::Mode::kLossless);
+  auto t = capture.attachThread();
+  constexpr uint64_t parent = 99, x = 0x1000;
+  uint64_t a = capture.created(*t, parent, 0xf00, 0, 10);
+  Dependence out_x{x, DependenceKind::kOut};
+  capture.dependences(*t, parent, a, std::span(&out_x, 1), 11);
+  uint64_t b = capture.created(*t, parent, 0xf00, 5, 12);
+  Dependence in_x{x, DependenceKind::kIn};
+  capture.dependences(*t, parent, b, std::span(&in_x, 1), 13);
+  capture.started(*t, a, 3, 20);
+  capture.finished(*t, a, false, 30);
+  auto records = drainAll(*t);
+  ASSERT_EQ(records.size(), 5u);  // a's dependence has no predecessor: no record
+  EXPECT_EQ(records[0].type, TaskEventType::kCreated);
+  EXPECT_EQ(records[0].task_id, a);
+  EXPECT_EQ(records[0].a, parent);
+  EXPECT_EQ(records[0].b, 0xf00u);
+  EXPECT_EQ(records[1].type, TaskEventType::kCreated);
+  EXPECT_EQ(records[1].c, 5u);
+  EXPECT_EQ(records[2].type, TaskEventType::kDependence);
+  EXPECT_EQ(records[2].task_id, b);
+  EXPECT_EQ(records[2].a, a);
+  EXPECT_EQ(records[2].b, x);
+  EXPECT_EQ(records[2].c, static_cast<uint64_t>(DependenceKind::kIn));
+  EXPECT_EQ(records[3].type, TaskEventType::kStarted);
+  EXPECT_EQ(records[3].a, 3u);
+  EXPECT_EQ(records[4].type, TaskEventType::kFinished);
+  EXPECT_EQ(records[4].timestamp_ns, 30u);
+}
+
+TEST(TaskCapture, SiblingsOfDifferentParentsAreNotOrdered) {
+  TaskCapture capture(64, EventRing::Mode::kLossless);
+  auto t = capture.attachThread();
+  Dependence inout{0x10, DependenceKind::kInout};
+  uint64_t a = capture.created(*t, 1, 0, 0, 0);
+  capture.dependences(*t, 1, a, std::span(&inout, 1), 0);
+  uint64_t b = capture.created(*t, 2, 0, 0, 0);  // another parent, same address
+  capture.dependences(*t, 2, b, std::span(&inout, 1), 0);
+  for (const auto& r : drainAll(*t)) EXPECT_NE(r.type, TaskEventType::kDependence);
+  // A finished parent's tracker is dropped; its id is not reused anyway.
+  EXPECT_EQ(t->trackers.size(), 2u);
+  capture.finished(*t, 1, false, 1);
+  EXPECT_EQ(t->trackers.size(), 1u);
+}
+
+TEST(TaskCapture, IdsAreUniqueAcrossThreadsWithoutSharing) {
+  TaskCapture capture(1 << 16, EventRing::Mode::kLossless);
+  constexpr int kThreads = 4, kTasks = 20000;
+  std::vector<std::shared_ptr<TaskCapture::ThreadEvents>> events;
+  for (int i = 0; i < kThreads; ++i) events.push_back(capture.attachThread());
+  std::vector<std::vector<uint64_t>> ids(kThreads);
+  std::vector<std::thread> workers;
+  for (int i = 0; i < kThreads; ++i)
+    workers.emplace_back([&, i] {
+      for (int k = 0; k < kTasks; ++k) ids[i].push_back(capture.created(*events[i], 0, 0, 0, 0));
+    });
+  for (auto& w : workers) w.join();
+  std::vector<uint64_t> all;
+  for (const auto& v : ids) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
+  EXPECT_EQ(all.size(), static_cast<size_t>(kThreads * kTasks));
+  EXPECT_EQ(capture.threads().size(), static_cast<size_t>(kThreads));
+}
+
+TEST(TaskCapture, LossyRingsCountWhatDidNotFit) {
+  TaskCapture capture(8, EventRing::Mode::kLossy);
+  auto t = capture.attachThread();
+  for (int i = 0; i < 20; ++i) capture.created(*t, 0, 0, 0, i);
+  EXPECT_EQ(t->ring.dropped(), 12u);
+  EXPECT_EQ(drainAll(*t).size(), 8u);
+}
+
+}  // namespace
+}  // namespace nk::client
