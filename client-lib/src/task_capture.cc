@@ -32,6 +32,20 @@ uint64_t TaskCapture::created(ThreadEvents& t, uint64_t parent, uint64_t functio
   return id;
 }
 
+void TaskCapture::createdWithId(ThreadEvents& t, uint64_t task, uint64_t parent, uint64_t function, int32_t priority,
+                                uint64_t now_ns) {
+  push(t, TaskEventType::kCreated, now_ns, task, parent, function, static_cast<uint64_t>(static_cast<int64_t>(priority)));
+}
+
+void TaskCapture::edge(ThreadEvents& t, uint64_t from, uint64_t to, uint64_t address, DependenceKind kind,
+                       uint64_t now_ns) {
+  push(t, TaskEventType::kDependence, now_ns, to, from, address, static_cast<uint64_t>(kind));
+}
+
+void TaskCapture::queued(ThreadEvents& t, uint64_t task, uint64_t now_ns) {
+  push(t, TaskEventType::kQueued, now_ns, task);
+}
+
 void TaskCapture::dependences(ThreadEvents& t, uint64_t parent, uint64_t task, std::span<const Dependence> deps,
                               uint64_t now_ns) {
   t.edges.clear();

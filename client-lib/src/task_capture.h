@@ -44,7 +44,13 @@ class TaskCapture {
   // bits, its own serial number in the low 40.
   static constexpr int kSerialBits = 40;
   uint64_t created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns);
+  // A runtime that names its own task ids (the C API, Ayudame).
+  void createdWithId(ThreadEvents& t, uint64_t task, uint64_t parent, uint64_t function, int32_t priority,
+                     uint64_t now_ns);
   void dependences(ThreadEvents& t, uint64_t parent, uint64_t task, std::span<const Dependence> deps, uint64_t now_ns);
+  // An edge the runtime worked out itself.
+  void edge(ThreadEvents& t, uint64_t from, uint64_t to, uint64_t address, DependenceKind kind, uint64_t now_ns);
+  void queued(ThreadEvents& t, uint64_t task, uint64_t now_ns);
   void started(ThreadEvents& t, uint64_t task, uint32_t thread_num, uint64_t now_ns);
   // A task that ends can have no more children: its tracker goes.
   void finished(ThreadEvents& t, uint64_t task, bool failed, uint64_t now_ns);
