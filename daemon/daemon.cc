@@ -23,7 +23,9 @@
 #include "node/node_controller.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "nodekeeper/v1/faults.grpc.pb.h"
+#include "api/tasks_service_impl.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "tasks/session_registry.h"
 #include "platform/emulated/emulated_node.h"
 #include "platform/emulated/node_profile.h"
 #include "platform/hwloc_topology.h"
@@ -185,8 +187,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   daemon->energy_->start();
 
   daemon->services_.push_back(std::make_unique<AppsServiceImpl>(*daemon->apps_, *daemon->access_));
-  // Laid out for later work; they answer UNIMPLEMENTED, and reflection lists them.
-  daemon->services_.push_back(std::make_unique<nodekeeper::v1::TasksService::Service>());
+  daemon->sessions_ = std::make_unique<SessionRegistry>(options.state_dir / "recordings");
+  daemon->services_.push_back(std::make_unique<TasksServiceImpl>(*daemon->sessions_, *daemon->access_));
+  // Laid out for later work: it answers UNIMPLEMENTED, and reflection lists it.
   daemon->services_.push_back(std::make_unique<nodekeeper::v1::FaultsService::Service>());
 
   if (options.socket_path.has_parent_path()) {

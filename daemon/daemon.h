@@ -18,6 +18,7 @@ class NodeController;
 class AccessPolicy;
 class AppRegistry;
 class EnergyManager;
+class SessionRegistry;
 class NodeServiceImpl;
 class UnixSocketServer;
 
@@ -50,6 +51,7 @@ class Daemon {
   std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<AppRegistry> apps_;
   std::unique_ptr<EnergyManager> energy_;
+  std::unique_ptr<SessionRegistry> sessions_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::unique_ptr<UnixSocketServer> server_;
   bool stopped_ = false;

@@ -11,6 +11,7 @@
 
 #include "daemon_connection.h"
 #include "omp_runtime.h"
+#include "task_tool.h"
 
 namespace nk::client {
 
@@ -119,6 +120,8 @@ int Client::applyThreadCount() {
 void Client::ompInitialized() {
   init();
   applier_.setSetter(OmpRuntime::setNumThreads());
+  std::lock_guard lock(mutex_);
+  TaskTool::start(options_);
 }
 
 // Thread registration goes into a queue drained by the background thread.

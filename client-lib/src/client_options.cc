@@ -1,11 +1,16 @@
 #include "client_options.h"
 
+#include <cstdlib>
+
 #include "power_budget_parser.h"
 
 namespace nk::client {
 
 // NODEKEEPER_SOCKET: the daemon's socket. NODEKEEPER_POWER_BUDGET_MW: the
 // budget of an unmodified program (a bad value is reported and ignored).
+// NODEKEEPER_TASKS=lossless|lossy|off: stream task events to the daemon
+// (lossless: a thread waits while its buffer is full; lossy: the event is
+// dropped and counted). NODEKEEPER_TASK_BUFFER: events per thread buffer.
 // NK_DEBUG=1: debug lines on stderr. NK_TEST_FORCE_THREADS=3,2: TEST HOOK,
 // acts as if the daemon had sent D=3 after the first parallel region, D=2
 // after the second, and so on (without a daemon); for tests only.
@@ -28,6 +33,25 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
     const char* p = threads;
     while (*p >= '0' && *p <= '9' && value < 100000) value = value * 10 + static_cast<uint32_t>(*p++ - '0');
     if (p != threads && (*p == '\0' || *p == ',')) options.max_threads = value;
+  }
+  if (const char* tasks = getenv("NODEKEEPER_TASKS"); tasks && *tasks) {
+    std::string mode = tasks;
+    if (mode == "lossless" || mode == "1" || mode == "on")
+      options.task_events = TaskEventMode::kLossless;
+    else if (mode == "lossy")
+      options.task_events = TaskEventMode::kLossy;
+    else if (mode != "off" && mode != "0")
+      options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASKS=\"" + mode +
+                                 "\": expected lossless, lossy or off");
+  }
+  if (const char* buffer = getenv("NODEKEEPER_TASK_BUFFER"); buffer && *buffer) {
+    char* end = nullptr;
+    unsigned long long events = std::strtoull(buffer, &end, 10);
+    if (end != buffer && *end == '\0' && events >= 64 && events <= (1u << 24))
+      options.task_buffer_events = static_cast<uint32_t>(events);
+    else
+      options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASK_BUFFER=\"" + std::string(buffer) +
+                                 "\": expected a count of events from 64 to 16777216");
   }
   if (const char* debug = getenv("NK_DEBUG"); debug && *debug && std::string(debug) != "0") options.debug = true;
   if (const char* forced = getenv("NK_TEST_FORCE_THREADS"); forced && *forced) {

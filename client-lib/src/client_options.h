@@ -6,12 +6,18 @@
 
 namespace nk::client {
 
+// Task events (NODEKEEPER_TASKS): off unless asked for, so that a program
+// that only wants a power budget pays nothing for them.
+enum class TaskEventMode { kOff, kLossless, kLossy };
+
 // The library's settings, from the environment.
 struct ClientOptions {
   std::string socket_path = "/run/nodekeeper/nodekeeperd.sock";
   uint64_t power_budget_mw = 0;
   uint32_t max_threads = 0;  // from OMP_NUM_THREADS; 0: unknown
   bool debug = false;
+  TaskEventMode task_events = TaskEventMode::kOff;
+  uint32_t task_buffer_events = 65536;  // per thread (NODEKEEPER_TASK_BUFFER)
   std::vector<uint32_t> forced_thread_counts;  // test hook NK_TEST_FORCE_THREADS
   std::vector<std::string> warnings;           // one stderr line each
 

@@ -1,6 +1,9 @@
 #include "ompt_tool.h"
 
+#include <vector>
+
 #include "client.h"
+#include "task_tool.h"
 
 namespace nk::client {
 
@@ -18,6 +21,61 @@ void onParallelBegin(ompt_data_t*, const ompt_frame_t*, ompt_data_t*, unsigned i
 }
 
 void onParallelEnd(ompt_data_t*, ompt_data_t*, int, const void*) { Client::instance().parallelEnd(); }
+
+// Task events (registered only when NODEKEEPER_TASKS is on).
+void onImplicitTask(ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task, unsigned int, unsigned int,
+                    int) {
+  TaskTool* tool = TaskTool::instance();
+  if (!tool || !task) return;
+  if (endpoint == ompt_scope_begin)
+    tool->implicitTaskBegin(&task->value);
+  else if (endpoint == ompt_scope_end)
+    tool->implicitTaskEnd(task->value);
+}
+
+void onTaskCreate(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task, int flags, int, const void* codeptr) {
+  TaskTool* tool = TaskTool::instance();
+  if (!tool || !parent || !task || (flags & (ompt_task_initial | ompt_task_implicit))) return;
+  tool->taskCreated(&parent->value, &task->value, reinterpret_cast<uint64_t>(codeptr));
+}
+
+void onDependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
+  TaskTool* tool = TaskTool::instance();
+  if (!tool || !task || count <= 0) return;
+  // Small and rare enough per task to build on the stack-sized vector; the
+  // kinds libomp 14 reports: in, out (as inout), inout, mutexinoutset.
+  thread_local std::vector<Dependence> converted;
+  converted.clear();
+  for (int i = 0; i < count; ++i) {
+    DependenceKind kind;
+    switch (deps[i].dependence_type) {
+      case ompt_dependence_type_in: kind = DependenceKind::kIn; break;
+      case ompt_dependence_type_out: kind = DependenceKind::kOut; break;
+      case ompt_dependence_type_inout:
+      case ompt_dependence_type_mutexinoutset:
+      case ompt_dependence_type_inoutset: kind = DependenceKind::kInout; break;
+      default: continue;  // doacross source/sink: not task dependences
+    }
+    converted.push_back({reinterpret_cast<uint64_t>(deps[i].variable.ptr), kind});
+  }
+  tool->dependences(task->value, converted);
+}
+
+void onTaskSchedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
+  TaskTool* tool = TaskTool::instance();
+  if (!tool) return;
+  bool done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_late_fulfill;
+  tool->taskSwitched(prior ? prior->value : 0, done, status == ompt_task_cancel, next ? next->value : 0);
+}
+
+void onSyncRegion(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task,
+                  const void*) {
+  TaskTool* tool = TaskTool::instance();
+  if (!tool) return;
+  uint64_t k = kind == ompt_sync_region_taskwait ? 1 : (kind == ompt_sync_region_taskgroup ? 0 : 2);
+  if (k == 0) return;
+  tool->sync(task ? task->value : 0, k, endpoint == ompt_scope_end);
+}
 
 }  // namespace
 
@@ -37,9 +95,19 @@ int OmptTool::initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   set_callback(ompt_callback_thread_end, reinterpret_cast<ompt_callback_t>(&onThreadEnd));
   set_callback(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&onParallelBegin));
   set_callback(ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(&onParallelEnd));
+  if (TaskTool::instance()) {
+    set_callback(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&onImplicitTask));
+    set_callback(ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(&onTaskCreate));
+    set_callback(ompt_callback_dependences, reinterpret_cast<ompt_callback_t>(&onDependences));
+    set_callback(ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(&onTaskSchedule));
+    set_callback(ompt_callback_sync_region, reinterpret_cast<ompt_callback_t>(&onSyncRegion));
+  }
   return 1;
 }
 
-void OmptTool::finalize(ompt_data_t*) { Client::instance().ompFinalized(); }
+void OmptTool::finalize(ompt_data_t*) {
+  TaskTool::stop();
+  Client::instance().ompFinalized();
+}
 
 }  // namespace nk::client

@@ -27,7 +27,7 @@ void TaskCapture::push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uin
 }
 
 uint64_t TaskCapture::created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns) {
-  uint64_t id = (static_cast<uint64_t>(t.slot) << kSerialBits) | ++t.next_serial;
+  uint64_t id = newId(t, false);
   push(t, TaskEventType::kCreated, now_ns, id, parent, function, static_cast<uint64_t>(static_cast<int64_t>(priority)));
   return id;
 }

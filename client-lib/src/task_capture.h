@@ -43,6 +43,17 @@ class TaskCapture {
   // Ids are unique without a shared counter: the thread's slot in the high
   // bits, its own serial number in the low 40.
   static constexpr int kSerialBits = 40;
+  // Implicit tasks (a parallel region's, the initial one) are parents but
+  // not graph nodes; their ids carry this bit so events about them are
+  // told apart and skipped.
+  static constexpr uint64_t kImplicitBit = uint64_t{1} << 63;
+  static uint64_t newId(ThreadEvents& t, bool implicit) {
+    return (static_cast<uint64_t>(t.slot) << kSerialBits) | ++t.next_serial | (implicit ? kImplicitBit : 0);
+  }
+  // A parent that can have no more children: its tracker goes, no event.
+  static void parentDone(ThreadEvents& t, uint64_t parent) {
+    if (!t.trackers.empty()) t.trackers.erase(parent);
+  }
   uint64_t created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns);
   // A runtime that names its own task ids (the C API, Ayudame).
   void createdWithId(ThreadEvents& t, uint64_t task, uint64_t parent, uint64_t function, int32_t priority,

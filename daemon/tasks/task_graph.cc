@@ -69,8 +69,12 @@ void TaskGraph::apply(const GraphEvent& e) {
       break;
     case GraphEvent::Type::kStarted: {
       Task& t = taskFor(e.task);
-      t.started_ns = e.timestamp_ns;
-      t.thread = e.thread;
+      // A task resumed after a taskyield starts again: its run began at the
+      // first start.
+      if (t.started_ns == 0) {
+        t.started_ns = e.timestamp_ns;
+        t.thread = e.thread;
+      }
       moveTo(t, TaskState::kRunning);
       break;
     }

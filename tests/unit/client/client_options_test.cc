@@ -54,3 +54,30 @@ TEST(ClientOptions, BadForcedCountsAreIgnored) {
 
 }  // namespace
 }  // namespace nk::client
+
+namespace nk::client {
+namespace {
+
+TEST(ClientOptions, TaskEventsAreOffUnlessAskedFor) {
+  g_env.clear();
+  EXPECT_EQ(ClientOptions::fromEnvironment(&fakeGetenv).task_events, TaskEventMode::kOff);
+  g_env = {{"NODEKEEPER_TASKS", "lossless"}, {"NODEKEEPER_TASK_BUFFER", "4096"}};
+  auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_EQ(options.task_events, TaskEventMode::kLossless);
+  EXPECT_EQ(options.task_buffer_events, 4096u);
+  g_env = {{"NODEKEEPER_TASKS", "lossy"}};
+  EXPECT_EQ(ClientOptions::fromEnvironment(&fakeGetenv).task_events, TaskEventMode::kLossy);
+}
+
+TEST(ClientOptions, BadTaskSettingsAreOneWarningEachAndIgnored) {
+  g_env = {{"NODEKEEPER_TASKS", "maybe"}, {"NODEKEEPER_TASK_BUFFER", "12"}};
+  auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_EQ(options.task_events, TaskEventMode::kOff);
+  EXPECT_EQ(options.task_buffer_events, 65536u);
+  ASSERT_EQ(options.warnings.size(), 2u);
+  EXPECT_NE(options.warnings[0].find("NODEKEEPER_TASKS=\"maybe\""), std::string::npos);
+  EXPECT_NE(options.warnings[1].find("NODEKEEPER_TASK_BUFFER=\"12\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nk::client

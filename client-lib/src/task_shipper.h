@@ -1,0 +1,53 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "task_capture.h"
+
+namespace nk::client {
+
+// The one background thread that empties every thread's event ring and
+// streams the events to nodekeeperd (TasksService.Publish), every few
+// milliseconds. The app never waits for the daemon: while there is none
+// (absent, slow to accept, killed) the rings are still emptied, the events
+// counted as lost, and that is said once on stderr.
+class TaskShipper {
+ public:
+  TaskShipper(TaskCapture& capture, std::string socket_path, bool debug);
+  ~TaskShipper();
+  TaskShipper(const TaskShipper&) = delete;
+  TaskShipper& operator=(const TaskShipper&) = delete;
+
+  void start();
+  // Ships what is left and closes the stream, within about `grace`.
+  void stop(std::chrono::milliseconds grace);
+
+  struct Link;
+
+ private:
+  void run();
+  bool shipOnce();
+  std::string functionName(uint64_t code_address);
+
+  TaskCapture& capture_;
+  std::string socket_path_;
+  bool debug_;
+  std::unique_ptr<Link> link_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::unordered_map<uint64_t, std::string> names_;  // shipper thread only
+  uint64_t shipped_ = 0, lost_ = 0;
+  bool said_lost_ = false;
+};
+
+}  // namespace nk::client

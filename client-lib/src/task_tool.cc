@@ -1,0 +1,92 @@
+#include "task_tool.h"
+
+#include <atomic>
+#include <chrono>
+
+namespace nk::client {
+
+namespace {
+
+// The active tool, or null: set once at start, cleared at stop. The tool
+// itself is never destroyed (leaked on purpose, like Client): runtime
+// threads may still be in a callback while the process exits.
+std::atomic<TaskTool*> g_active{nullptr};
+TaskTool* g_created = nullptr;
+
+// initial-exec TLS keeps the event path free of __tls_get_addr.
+__attribute__((tls_model("initial-exec"))) thread_local TaskCapture::ThreadEvents* t_events = nullptr;
+// libomp reports a task's dependences right after its creation, on the same
+// thread, naming only the task: its parent is remembered here.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_last_task = 0;
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_last_parent = 0;
+
+uint64_t nowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+bool implicit(uint64_t id) { return (id & TaskCapture::kImplicitBit) != 0; }
+
+}  // namespace
+
+TaskTool* TaskTool::instance() { return g_active.load(std::memory_order_acquire); }
+
+// Called under Client's lock, once per process.
+void TaskTool::start(const ClientOptions& options) {
+  if (options.task_events == TaskEventMode::kOff || g_created) return;
+  g_created = std::make_unique<TaskTool>(Key{}, options).release();
+  g_created->shipper_.start();
+  g_active.store(g_created, std::memory_order_release);
+}
+
+// From here on callbacks record nothing: nobody would empty the rings, and
+// a lossless one would hold its thread forever.
+void TaskTool::stop() {
+  TaskTool* tool = g_active.exchange(nullptr, std::memory_order_acq_rel);
+  if (tool) tool->shipper_.stop(std::chrono::milliseconds(1000));
+}
+
+TaskTool::TaskTool(Key, const ClientOptions& options)
+    : capture_(options.task_buffer_events,
+               options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless),
+      shipper_(capture_, options.socket_path, options.debug) {}
+
+TaskCapture::ThreadEvents& TaskTool::thread() {
+  if (!t_events) t_events = capture_.attachThread().get();  // kept alive by capture_
+  return *t_events;
+}
+
+void TaskTool::implicitTaskBegin(uint64_t* task) {
+  if (*task == 0) *task = TaskCapture::newId(thread(), true);
+}
+
+void TaskTool::implicitTaskEnd(uint64_t task) {
+  if (task != 0) TaskCapture::parentDone(thread(), task);
+}
+
+void TaskTool::taskCreated(uint64_t* parent, uint64_t* task, uint64_t code_address) {
+  TaskCapture::ThreadEvents& t = thread();
+  if (*parent == 0) *parent = TaskCapture::newId(t, true);  // e.g. the initial task, seen first here
+  *task = capture_.created(t, *parent, code_address, 0, nowNs());
+  t_last_task = *task;
+  t_last_parent = *parent;
+}
+
+void TaskTool::dependences(uint64_t task, std::span<const Dependence> deps) {
+  if (task == 0 || task != t_last_task) return;  // not one this thread just created
+  capture_.dependences(thread(), t_last_parent, task, deps, nowNs());
+}
+
+void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelled, uint64_t next) {
+  TaskCapture::ThreadEvents& t = thread();
+  uint64_t now = nowNs();
+  if (prior != 0 && !implicit(prior) && prior_done) capture_.finished(t, prior, prior_cancelled, now);
+  if (next != 0 && !implicit(next)) capture_.started(t, next, t.slot, now);
+}
+
+void TaskTool::sync(uint64_t task, uint64_t kind, bool end) {
+  capture_.sync(thread(), implicit(task) ? 0 : task, kind, end, nowNs());
+}
+
+}  // namespace nk::client

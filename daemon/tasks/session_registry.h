@@ -1,0 +1,69 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "tasks/recording_writer.h"
+#include "tasks/task_graph.h"
+
+namespace nk {
+
+// The task sessions the daemon holds: one per publishing app, each with its
+// live graph and its append-only recording under the recordings
+// directory. Sessions stay listed (not live) after their app has gone, so
+// a frontend can still look at the graph; their recordings stay on disk.
+class SessionRegistry {
+ public:
+  struct Info {
+    uint64_t id = 0;
+    pid_t pid = -1;
+    uid_t uid = 0;
+    std::string program;
+    uint64_t tasks = 0;
+    uint64_t edges = 0;
+    uint64_t events = 0;
+    bool live = false;
+    std::filesystem::path recording;
+  };
+
+  explicit SessionRegistry(std::filesystem::path recordings_dir) : dir_(std::move(recordings_dir)) {}
+
+  // A new session and its recording file.
+  Result<uint64_t> open(pid_t pid, uid_t uid, std::string program);
+  // One batch: recorded as one frame (the wire bytes, so a recording
+  // replays exactly what arrived), then applied to the graph.
+  Status append(uint64_t session, std::span<const std::byte> recorded_batch, std::span<const GraphEvent> events);
+  // The app's stream ended: flush the recording, keep the graph.
+  void close(uint64_t session);
+
+  // All sessions, or those of one user.
+  std::vector<Info> list(std::optional<uid_t> only_uid = std::nullopt) const;
+  std::optional<Info> info(uint64_t session) const;
+
+ private:
+  struct Session {
+    Info info;
+    TaskGraph graph;
+    std::optional<RecordingWriter> recording;
+    std::mutex mutex;  // graph and recording; held per batch
+  };
+  Session* find(uint64_t id) const;
+  static Info snapshot(Session& s);
+
+  std::filesystem::path dir_;
+  mutable std::mutex mutex_;  // sessions_ and next_id_
+  std::map<uint64_t, std::unique_ptr<Session>> sessions_;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace nk
