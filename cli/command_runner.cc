@@ -15,6 +15,8 @@
 
 #include "cli/app_resolver.h"
 #include "cli/apps_client.h"
+#include "cli/tasks_client.h"
+#include "cli/tasks_formatter.h"
 #include "cli/apps_formatter.h"
 #include "cli/command_line.h"
 #include "cli/command_table.h"
@@ -108,12 +110,14 @@ int CommandRunner::run(const Invocation& invocation) {
   // Channels connect on their first call, so the unused one costs nothing.
   NodeClient client(socket, timeout);
   AppsClient apps_client(socket, timeout);
-  int code = dispatch(invocation, client, apps_client);
+  TasksClient tasks_client(socket, timeout);
+  int code = dispatch(invocation, client, apps_client, tasks_client);
   out_.flush();
   return code;
 }
 
-int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client) {
+int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client,
+                            TasksClient& tasks_client) {
   const bool for_app = invocation.options.has("app");
   switch (invocation.command->id) {
     case CommandId::kStatus: return status(invocation, client);
@@ -129,6 +133,7 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
     case CommandId::kPolicySet: return for_app ? appPolicySet(invocation, apps_client) : policySet(invocation, client);
     case CommandId::kApps: return apps(invocation, apps_client);
     case CommandId::kBudget: return budget(invocation, apps_client);
+    case CommandId::kTasks: return tasks(invocation, tasks_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);
   }
   return fail("command not implemented");
@@ -273,6 +278,13 @@ int CommandRunner::apps(const Invocation& invocation, AppsClient& client) {
   auto apps = client.listApps();
   if (!apps) return fail(apps.error().message);
   out_ << (invocation.global.json ? AppsFormatter::appsJson(*apps) : AppsFormatter::appsText(*apps));
+  return 0;
+}
+
+int CommandRunner::tasks(const Invocation& invocation, TasksClient& client) {
+  auto sessions = client.listSessions();
+  if (!sessions) return fail(sessions.error().message);
+  out_ << (invocation.global.json ? TasksFormatter::sessionsJson(*sessions) : TasksFormatter::sessionsText(*sessions));
   return 0;
 }
 

@@ -11,6 +11,7 @@ namespace nk::cli {
 
 struct Invocation;
 class AppsClient;
+class TasksClient;
 class NodeClient;
 
 // Carries out a parsed command: calls the daemon, prints the result, and
@@ -22,7 +23,7 @@ class CommandRunner {
   int run(const Invocation& invocation);
 
  private:
-  int dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client);
+  int dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client, TasksClient& tasks_client);
   int status(const Invocation& invocation, NodeClient& client);
   int watch(const Invocation& invocation, NodeClient& client);
   int freqGet(const Invocation& invocation, NodeClient& client, bool governors_only);
@@ -35,6 +36,7 @@ class CommandRunner {
   int policySet(const Invocation& invocation, NodeClient& client);
   int whoAmI(const Invocation& invocation, NodeClient& client);
   int apps(const Invocation& invocation, AppsClient& client);
+  int tasks(const Invocation& invocation, TasksClient& client);
   int budget(const Invocation& invocation, AppsClient& client);
   int appPolicyGet(const Invocation& invocation, AppsClient& client);
   int appPolicySet(const Invocation& invocation, AppsClient& client);

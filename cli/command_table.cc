@@ -156,6 +156,13 @@ CommandTable::CommandTable() {
        "e.g. 40W, 12.5W, 12000mW or 12 (watts). The budget must be positive and at\n"
        "most the node's power cap. Needs the app's owner or the admin role. Prints the\n"
        "app as it is now.\n"},
+      {CommandId::kTasks, {"tasks"}, {}, {},
+       "the task sessions the daemon recorded (programs run with NODEKEEPER_TASKS)",
+       "Lists the task-event sessions: one per program that streamed its OpenMP task\n"
+       "events to the daemon (NODEKEEPER_TASKS=lossless or lossy, with libnodekeeper as\n"
+       "its OMPT tool): session id, pid, uid, the number of tasks in its graph and its\n"
+       "command line. You see your own sessions; the admin sees all. Recordings are\n"
+       "kept under the daemon's state directory, in recordings/.\n"},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"

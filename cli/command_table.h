@@ -21,6 +21,7 @@ enum class CommandId {
   kPolicySet,
   kApps,
   kBudget,
+  kTasks,
   kWhoAmI,
 };
 

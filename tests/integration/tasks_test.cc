@@ -161,6 +161,18 @@ TEST_F(TasksTest, SeedFigureTwoGraphHasEveryEdgeAndAddress) {
   EXPECT_EQ(functions.size(), 2u);  // the two constructs
 }
 
+TEST_F(TasksTest, CliListsTheSessionAsTableAndJson) {
+  ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
+  ProcessResult json = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "--json", "tasks"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"tasks\": 20"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("omp_tasks_clang figure2"), std::string::npos) << json.out;
+  ProcessResult text = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "tasks"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("SESSION", 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("omp_tasks_clang figure2"), std::string::npos) << text.out;
+}
+
 TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {
   daemon_.stop();
   ProcessResult run = runProgram({"figure2"});
