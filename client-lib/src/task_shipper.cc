@@ -134,7 +134,10 @@ bool TaskShipper::shipOnce() {
   if (!link.writer) link.next_attempt = now + kRetry;
 
   static thread_local std::vector<TaskEventRecord> records(kDrainChunk);
-  v1::TaskEventBatch batch;
+  // Kept between calls: a cleared repeated field keeps its messages for
+  // reuse, so steady shipping allocates nothing per event.
+  static thread_local v1::TaskEventBatch batch;
+  batch.Clear();
   bool more = false;
   for (const auto& thread : capture_.threads()) {
     size_t n = thread->ring.drain(records);
