@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -17,6 +19,9 @@
 #include "cli/apps_client.h"
 #include "cli/tasks_client.h"
 #include "cli/tasks_formatter.h"
+#include "api/task_event_translator.h"
+#include "tasks/graph_exporter.h"
+#include "tasks/task_graph.h"
 #include "cli/apps_formatter.h"
 #include "cli/command_line.h"
 #include "cli/command_table.h"
@@ -134,6 +139,7 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
     case CommandId::kApps: return apps(invocation, apps_client);
     case CommandId::kBudget: return budget(invocation, apps_client);
     case CommandId::kTasks: return tasks(invocation, tasks_client);
+    case CommandId::kExport: return exportSession(invocation, tasks_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);
   }
   return fail("command not implemented");
@@ -285,6 +291,50 @@ int CommandRunner::tasks(const Invocation& invocation, TasksClient& client) {
   auto sessions = client.listSessions();
   if (!sessions) return fail(sessions.error().message);
   out_ << (invocation.global.json ? TasksFormatter::sessionsJson(*sessions) : TasksFormatter::sessionsText(*sessions));
+  return 0;
+}
+
+int CommandRunner::exportSession(const Invocation& invocation, TasksClient& client) {
+  const std::string selector = invocation.positionals.empty() ? std::string() : invocation.positionals[0];
+  auto format = invocation.options.value("format");
+  if (!format || (*format != "perfetto" && *format != "dot"))
+    return fail("export: --format is perfetto or dot" + (format ? ", not '" + *format + "'" : std::string()));
+  auto path = invocation.options.value("out");
+  if (!path || path->empty()) return fail("export: --out PATH is required (- for standard output)");
+  char* end = nullptr;
+  unsigned long long wanted = std::strtoull(selector.c_str(), &end, 10);
+  if (selector.empty() || *end != '\0' || wanted == 0)
+    return fail("export: SESSION must be a session id or pid, not '" + selector + "'");
+  auto sessions = client.listSessions();
+  if (!sessions) return fail(sessions.error().message);
+  uint64_t id = 0;
+  for (const auto& s : sessions->sessions())
+    if (s.session_id() == wanted) id = s.session_id();
+  if (id == 0)  // not an id: the newest session of that pid
+    for (const auto& s : sessions->sessions())
+      if (static_cast<unsigned long long>(s.pid()) == wanted) id = s.session_id();
+  if (id == 0) return fail("export: no task session with id or pid " + selector + " (see 'nodekeeper tasks')");
+  TaskGraph graph;
+  std::vector<GraphEvent> events;
+  Status watched = client.watch(id, [&](const pb::TaskEventBatch& batch) {
+    TaskEventTranslator::toGraphEvents(batch, events);
+    for (const GraphEvent& e : events) graph.apply(e);
+    return true;
+  });
+  if (!watched) return fail(watched.error().message);
+  std::ofstream file;
+  if (*path != "-") {
+    file.open(*path, std::ios::binary | std::ios::trunc);
+    if (!file) return fail("export: cannot write " + *path + ": " + std::strerror(errno));
+  }
+  std::ostream& out = *path == "-" ? out_ : file;
+  if (*format == "perfetto") GraphExporter::perfettoJson(graph, out);
+  else GraphExporter::dot(graph, out);
+  out.flush();
+  if (!out) return fail("export: writing " + *path + " failed");
+  if (*path != "-")
+    err_ << "nodekeeper: session " << id << ": " << graph.tasks().size() << " tasks, " << graph.edges().size()
+         << " edges written to " << *path << "\n";
   return 0;
 }
 

@@ -37,6 +37,7 @@ class CommandRunner {
   int whoAmI(const Invocation& invocation, NodeClient& client);
   int apps(const Invocation& invocation, AppsClient& client);
   int tasks(const Invocation& invocation, TasksClient& client);
+  int exportSession(const Invocation& invocation, TasksClient& client);
   int budget(const Invocation& invocation, AppsClient& client);
   int appPolicyGet(const Invocation& invocation, AppsClient& client);
   int appPolicySet(const Invocation& invocation, AppsClient& client);

@@ -163,6 +163,16 @@ CommandTable::CommandTable() {
        "its OMPT tool): session id, pid, uid, the number of tasks in its graph and its\n"
        "command line. You see your own sessions; the admin sees all. Recordings are\n"
        "kept under the daemon's state directory, in recordings/.\n"},
+      {CommandId::kExport, {"export"}, {"SESSION"},
+       {{"format", 0, true, "FORMAT", "perfetto (trace-event JSON) or dot (Graphviz)"},
+        {"out", 0, true, "PATH", "file to write; - for standard output"}},
+       "write a task session's graph as a Perfetto trace or a Graphviz graph",
+       "Writes the graph of task session SESSION (its id or pid, see 'nodekeeper tasks')\n"
+       "as it was recorded so far. --format perfetto: Chrome/Perfetto trace-event JSON,\n"
+       "one slice per task run on its thread, a flow arrow per dependence (open it in\n"
+       "ui.perfetto.dev). --format dot: Graphviz, fill colour by function, border by\n"
+       "state, edges labelled with their addresses (render with 'dot -Tsvg'). Needs the\n"
+       "session's owner or the admin role.\n"},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"

@@ -22,6 +22,7 @@ enum class CommandId {
   kApps,
   kBudget,
   kTasks,
+  kExport,
   kWhoAmI,
 };
 

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,6 +21,10 @@ class TasksClient {
   TasksClient& operator=(const TasksClient&) = delete;
 
   Result<nodekeeper::v1::SessionList> listSessions();
+  // The session's recorded batches, in order, to `on_batch` (which returns
+  // false to stop early). A replay may take longer than one call's
+  // timeout: its deadline is twelve times that, at least a minute.
+  Status watch(uint64_t session, const std::function<bool(const nodekeeper::v1::TaskEventBatch&)>& on_batch);
 
  private:
   struct Impl;

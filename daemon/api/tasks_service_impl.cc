@@ -1,12 +1,16 @@
 #include "api/tasks_service_impl.h"
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "api/peer_identity.h"
 #include "api/status_mapping.h"
+#include "api/task_event_translator.h"
 #include "node/access_policy.h"
+#include "tasks/recording_reader.h"
 #include "tasks/session_registry.h"
 
 namespace v1 = nodekeeper::v1;
@@ -23,52 +27,6 @@ std::string commandLine(pid_t pid) {
   for (char& c : text)
     if (c == '\0') c = ' ';
   return text;
-}
-
-// The wire events as the graph needs them; function names point into the
-// batch, which outlives the call that applies them.
-void toGraphEvents(const v1::TaskEventBatch& batch, std::vector<GraphEvent>& out) {
-  out.clear();
-  for (const v1::TaskEvent& e : batch.events()) {
-    GraphEvent g;
-    g.timestamp_ns = e.timestamp_ns();
-    switch (e.event_case()) {
-      case v1::TaskEvent::kCreated:
-        g.type = GraphEvent::Type::kCreated;
-        g.task = e.created().task_id();
-        g.parent = e.created().parent_id();
-        g.function = e.created().function();
-        g.priority = e.created().priority();
-        break;
-      case v1::TaskEvent::kDependency:
-        g.type = GraphEvent::Type::kDependence;
-        g.from = e.dependency().from_task();
-        g.task = e.dependency().to_task();
-        g.address = e.dependency().address();
-        g.kind = static_cast<uint8_t>(e.dependency().kind());
-        break;
-      case v1::TaskEvent::kQueued:
-        g.type = GraphEvent::Type::kQueued;
-        g.task = e.queued().task_id();
-        break;
-      case v1::TaskEvent::kStarted:
-        g.type = GraphEvent::Type::kStarted;
-        g.task = e.started().task_id();
-        g.thread = static_cast<int32_t>(e.thread());
-        break;
-      case v1::TaskEvent::kFinished:
-        g.type = GraphEvent::Type::kFinished;
-        g.task = e.finished().task_id();
-        break;
-      case v1::TaskEvent::kFailed:
-        g.type = GraphEvent::Type::kFailed;
-        g.task = e.failed().task_id();
-        break;
-      default:
-        continue;  // sync and region events are recorded, not part of the graph
-    }
-    out.push_back(g);
-  }
 }
 
 }  // namespace
@@ -91,7 +49,7 @@ grpc::Status TasksServiceImpl::Publish(grpc::ServerContext* context, grpc::Serve
     batch.set_session_id(*session);
     wire.clear();
     batch.SerializeToString(&wire);
-    toGraphEvents(batch, events);
+    TaskEventTranslator::toGraphEvents(batch, events);
     Status s = sessions_.append(*session, std::as_bytes(std::span(wire.data(), wire.size())), events);
     if (!s) {
       result = toGrpcStatus(s);
@@ -117,6 +75,45 @@ grpc::Status TasksServiceImpl::ListSessions(grpc::ServerContext* context, const 
     s->set_uid(info.uid);
     s->set_program(info.program);
     s->set_tasks(info.tasks);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status TasksServiceImpl::Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
+                                     grpc::ServerWriter<v1::TaskEventBatch>* writer) {
+  auto peer = PeerIdentity::fromContext(*context);
+  if (!peer) return toGrpcStatus(peer.error());
+  auto info = sessions_.info(request->session_id());
+  if (!info) return toGrpcStatus(notFound("no task session " + std::to_string(request->session_id()) +
+                                          " (see 'nodekeeper tasks')"));
+  if (info->uid != peer->uid && !access_.isAdmin(*peer))
+    return toGrpcStatus(permissionDenied("task session " + std::to_string(info->id) +
+                                         " belongs to another user; only its owner or an admin may watch it"));
+  auto reader = RecordingReader::open(info->recording);
+  if (!reader) return toGrpcStatus(reader.error());
+  v1::TaskEventBatch batch;
+  while (!context->IsCancelled()) {
+    while (auto payload = reader->next()) {
+      if (!batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())))
+        return toGrpcStatus(internalError("task session " + std::to_string(info->id) +
+                                          ": a recorded batch does not parse"));
+      if (!writer->Write(batch)) return grpc::Status::OK;  // the watcher left
+    }
+    bool live = sessions_.info(info->id).value_or(*info).live;
+    if (!reader->stopReason().empty()) {
+      // Mid-append is not damage while the session is live.
+      if (!(live && reader->resumeAfterTruncation()))
+        return toGrpcStatus(internalError("task session " + std::to_string(info->id) + ": " + reader->stopReason()));
+    }
+    if (!request->follow() || !live) {
+      // One last pass picks up what was appended before the session closed.
+      if (request->follow() && !live) {
+        while (auto payload = reader->next())
+          if (batch.ParseFromArray(payload->data(), static_cast<int>(payload->size()))) writer->Write(batch);
+      }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return grpc::Status::OK;
 }

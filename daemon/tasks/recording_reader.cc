@@ -137,6 +137,13 @@ std::nullopt_t RecordingReader::stop(StopCause cause, std::string_view what, con
   return std::nullopt;
 }
 
+bool RecordingReader::resumeAfterTruncation() {
+  if (stop_cause_ != StopCause::kTruncatedFrame) return false;
+  stop_cause_ = StopCause::kNone;
+  stop_reason_.clear();
+  return true;
+}
+
 std::optional<std::vector<std::byte>> RecordingReader::next() {
   if (stop_cause_ != StopCause::kNone || fd_ < 0) return std::nullopt;
   std::array<std::byte, kFrameHeaderSize> header{};

@@ -38,6 +38,11 @@ class RecordingReader {
 
   std::optional<std::vector<std::byte>> next();
 
+  // Following a live recording: the frame its writer is appending right now
+  // looks truncated. This forgets that stop (and only that one), so that
+  // next() reads the frame again; false when there is nothing to resume.
+  bool resumeAfterTruncation();
+
   // Empty after a clean end (or before the end); otherwise one line naming
   // the file, the byte offset of the bad frame and what is wrong with it.
   const std::string& stopReason() const { return stop_reason_; }

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "api/task_event_translator.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 #include "tasks/recording_reader.h"
 #include "tasks/task_graph.h"
@@ -63,35 +66,13 @@ class TasksTest : public ::testing::Test {
     auto reader = RecordingReader::open(file);
     EXPECT_TRUE(reader.ok());
     if (!reader.ok()) return graph;
+    std::vector<GraphEvent> events;
     while (auto payload = reader->next()) {
       v1::TaskEventBatch batch;
       EXPECT_TRUE(batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())));
       ++*frames;
-      for (const auto& e : batch.events()) {
-        GraphEvent g;
-        g.timestamp_ns = e.timestamp_ns();
-        if (e.has_created()) {
-          g.type = GraphEvent::Type::kCreated;
-          g.task = e.created().task_id();
-          g.parent = e.created().parent_id();
-          g.function = e.created().function();
-        } else if (e.has_dependency()) {
-          g.type = GraphEvent::Type::kDependence;
-          g.from = e.dependency().from_task();
-          g.task = e.dependency().to_task();
-          g.address = e.dependency().address();
-        } else if (e.has_started()) {
-          g.type = GraphEvent::Type::kStarted;
-          g.task = e.started().task_id();
-          g.thread = static_cast<int32_t>(e.thread());
-        } else if (e.has_finished()) {
-          g.type = GraphEvent::Type::kFinished;
-          g.task = e.finished().task_id();
-        } else {
-          continue;
-        }
-        graph.apply(g);
-      }
+      TaskEventTranslator::toGraphEvents(batch, events);
+      for (const GraphEvent& g : events) graph.apply(g);
     }
     EXPECT_EQ(reader->stopReason(), "");
     return graph;
@@ -171,6 +152,42 @@ TEST_F(TasksTest, CliListsTheSessionAsTableAndJson) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_EQ(text.out.rfind("SESSION", 0), 0u) << text.out;
   EXPECT_NE(text.out.find("omp_tasks_clang figure2"), std::string::npos) << text.out;
+}
+
+TEST_F(TasksTest, ExportWritesPerfettoAndDotFromTheDaemon) {
+  ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  std::string id = std::to_string(list[0].session_id());
+  auto trace = dir_ / "trace.json";
+  ProcessResult r = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "export", id, "--format",
+                                          "perfetto", "--out", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("20 tasks, 18 edges"), std::string::npos) << r.err;
+  auto json = nlohmann::json::parse(readFile(trace));
+  int slices = 0, flows = 0;
+  for (const auto& e : json["traceEvents"]) {
+    slices += e["ph"] == "X";
+    flows += e["ph"] == "s";
+  }
+  EXPECT_EQ(slices, 20);
+  EXPECT_EQ(flows, 18);
+  // By pid too, to standard output, as DOT.
+  ProcessResult dot = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "export",
+                                            std::to_string(list[0].pid()), "--format", "dot", "--out", "-"});
+  ASSERT_EQ(dot.exit_code, 0) << dot.err;
+  size_t arrows = 0;
+  for (size_t at = dot.out.find(" -> "); at != std::string::npos; at = dot.out.find(" -> ", at + 1)) ++arrows;
+  EXPECT_EQ(arrows, 18u);
+  // Bad input: one line each.
+  ProcessResult unknown = nk::test::runProgram(
+      {cliPath(), "--socket", daemon_.socket().string(), "export", "999", "--format", "dot", "--out", "-"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no task session with id or pid 999"), std::string::npos) << unknown.err;
+  ProcessResult format = nk::test::runProgram(
+      {cliPath(), "--socket", daemon_.socket().string(), "export", id, "--format", "svg", "--out", "-"});
+  EXPECT_EQ(format.exit_code, 1);
+  EXPECT_NE(format.err.find("perfetto or dot, not 'svg'"), std::string::npos) << format.err;
 }
 
 TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {
