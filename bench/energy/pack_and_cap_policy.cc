@@ -7,7 +7,6 @@ namespace nk::sim {
 EnergyDecision PackAndCapPolicy::decide(const EnergySnapshot& snapshot) const {
   EnergyDecision decision;
   decision.reason = "pack-and-cap";
-  std::vector<uint8_t> used(snapshot.cores.size(), 0);
   uint64_t khz = 0;
   for (const AppSample& app : snapshot.apps) {
     uint32_t cap = app.max_threads ? app.max_threads : static_cast<uint32_t>(snapshot.cores.size());
@@ -20,7 +19,6 @@ EnergyDecision PackAndCapPolicy::decide(const EnergySnapshot& snapshot) const {
     // Packing: thread i on core i, so that the team takes the fewest cores.
     for (size_t i = 0; i < app.thread_samples.size() && i < snapshot.cores.size(); ++i) {
       ad.thread_decisions.push_back({app.thread_samples[i].tid, static_cast<int32_t>(snapshot.cores[i].id), 0.0});
-      used[i] = 1;
     }
     decision.apps.push_back(std::move(ad));
   }

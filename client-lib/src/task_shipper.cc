@@ -40,6 +40,10 @@ struct TaskShipper::Link {
   v1::PublishAck ack;
   std::unique_ptr<grpc::ClientWriter<v1::TaskEventBatch>> writer;
   std::chrono::steady_clock::time_point next_attempt{};
+  // Reused between sends: a cleared repeated field keeps its messages, so
+  // steady shipping allocates nothing per event.
+  std::vector<TaskEventRecord> records = std::vector<TaskEventRecord>(kDrainChunk);
+  v1::TaskEventBatch batch;
 };
 
 TaskShipper::TaskShipper(TaskCapture& capture, std::string socket_path, bool debug)
@@ -133,10 +137,8 @@ bool TaskShipper::shipOnce() {
   }
   if (!link.writer) link.next_attempt = now + kRetry;
 
-  static thread_local std::vector<TaskEventRecord> records(kDrainChunk);
-  // Kept between calls: a cleared repeated field keeps its messages for
-  // reuse, so steady shipping allocates nothing per event.
-  static thread_local v1::TaskEventBatch batch;
+  std::vector<TaskEventRecord>& records = link.records;
+  v1::TaskEventBatch& batch = link.batch;
   batch.Clear();
   bool more = false;
   for (const auto& thread : capture_.threads()) {

@@ -44,10 +44,10 @@ EfficiencyPolicy::ThreadState& EfficiencyPolicy::threadFor(int32_t tid) {
 // The snapshot the thermal-aware policy sees: each core that runs a thread
 // with measured stalls has its max limit lowered to that thread's ceiling
 // (the highest ceiling when threads share a core).
-EnergySnapshot EfficiencyPolicy::withCeilings(const EnergySnapshot& snapshot, bool observe) {
+EnergySnapshot EfficiencyPolicy::withCeilings(const EnergySnapshot& snapshot) {
   EnergySnapshot limited = snapshot;
   // stepDct follows stepDvfs with the same snapshot: observe it once.
-  observe = observe && snapshot.time_s != last_observed_s_;
+  const bool observe = snapshot.time_s != last_observed_s_;
   if (observe) {
     last_observed_s_ = snapshot.time_s;
     for (ThreadState& t : threads_)
@@ -99,11 +99,11 @@ EnergySnapshot EfficiencyPolicy::withCeilings(const EnergySnapshot& snapshot, bo
 // The thermal-aware policy leaves a core's clock alone when it has no
 // budget to control; the ceiling still applies there.
 void EfficiencyPolicy::applyCeilings(const EnergySnapshot& limited, EnergyDecision& decision) const {
+  FrequencyTable table(limited.freq_table_khz);
   for (CoreDecision& cd : decision.cores) {
     for (const CoreReading& core : limited.cores) {
       if (core.id != cd.core)
         continue;
-      FrequencyTable table(limited.freq_table_khz);
       CoreLimits limits = table.limitsOf(core);
       bool limited_here = core.max_khz < (core.cpuinfo_max_khz ? core.cpuinfo_max_khz : core.max_khz);
       if (cd.target_khz == 0 && limited_here) {
@@ -152,22 +152,24 @@ void EfficiencyPolicy::equaliseTeams(const EnergySnapshot& limited, EnergyDecisi
   }
 }
 
-EnergyDecision EfficiencyPolicy::stepDvfs(const EnergySnapshot& snapshot) {
-  EnergySnapshot limited = withCeilings(snapshot, true);
-  EnergyDecision decision = inner_.stepDvfs(limited);
+// Both steps: the thermal-aware one on the limited snapshot, then the
+// ceilings and one clock per team on what it decided.
+EnergyDecision EfficiencyPolicy::step(const EnergySnapshot& snapshot,
+                                      EnergyDecision (ThermalAwarePolicy::*inner_step)(const EnergySnapshot&)) {
+  EnergySnapshot limited = withCeilings(snapshot);
+  EnergyDecision decision = (inner_.*inner_step)(limited);
   applyCeilings(limited, decision);
   equaliseTeams(limited, decision);
   decision.reason = "efficiency/" + decision.reason;
   return decision;
 }
 
+EnergyDecision EfficiencyPolicy::stepDvfs(const EnergySnapshot& snapshot) {
+  return step(snapshot, &ThermalAwarePolicy::stepDvfs);
+}
+
 EnergyDecision EfficiencyPolicy::stepDct(const EnergySnapshot& snapshot) {
-  EnergySnapshot limited = withCeilings(snapshot, true);
-  EnergyDecision decision = inner_.stepDct(limited);
-  applyCeilings(limited, decision);
-  equaliseTeams(limited, decision);
-  decision.reason = "efficiency/" + decision.reason;
-  return decision;
+  return step(snapshot, &ThermalAwarePolicy::stepDct);
 }
 
 }  // namespace nk

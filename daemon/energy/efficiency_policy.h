@@ -45,7 +45,9 @@ class EfficiencyPolicy final : public EnergyPolicy {
     bool seen = false;
     bool present = false;
   };
-  EnergySnapshot withCeilings(const EnergySnapshot& snapshot, bool observe);
+  EnergyDecision step(const EnergySnapshot& snapshot,
+                      EnergyDecision (ThermalAwarePolicy::*inner_step)(const EnergySnapshot&));
+  EnergySnapshot withCeilings(const EnergySnapshot& snapshot);
   void applyCeilings(const EnergySnapshot& limited, EnergyDecision& decision) const;
   void equaliseTeams(const EnergySnapshot& limited, EnergyDecision& decision) const;
   ThreadState& threadFor(int32_t tid);
