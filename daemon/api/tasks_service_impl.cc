@@ -93,26 +93,21 @@ grpc::Status TasksServiceImpl::Watch(grpc::ServerContext* context, const v1::Wat
   if (!reader) return toGrpcStatus(reader.error());
   v1::TaskEventBatch batch;
   while (!context->IsCancelled()) {
+    // Taken before reading: a session already closed has all its frames on
+    // disk, so this pass is the last one.
+    bool live = sessions_.info(info->id).value_or(*info).live;
     while (auto payload = reader->next()) {
       if (!batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())))
         return toGrpcStatus(internalError("task session " + std::to_string(info->id) +
                                           ": a recorded batch does not parse"));
       if (!writer->Write(batch)) return grpc::Status::OK;  // the watcher left
     }
-    bool live = sessions_.info(info->id).value_or(*info).live;
     if (!reader->stopReason().empty()) {
       // Mid-append is not damage while the session is live.
       if (!(live && reader->resumeAfterTruncation()))
         return toGrpcStatus(internalError("task session " + std::to_string(info->id) + ": " + reader->stopReason()));
     }
-    if (!request->follow() || !live) {
-      // One last pass picks up what was appended before the session closed.
-      if (request->follow() && !live) {
-        while (auto payload = reader->next())
-          if (batch.ParseFromArray(payload->data(), static_cast<int>(payload->size()))) writer->Write(batch);
-      }
-      break;
-    }
+    if (!request->follow() || !live) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return grpc::Status::OK;
