@@ -24,9 +24,9 @@ const char* borderOf(TaskState state) {
   return "#000000";
 }
 
-// JSON and DOT strings: quotes, backslashes and control characters escaped.
-void quoted(std::ostream& out, std::string_view s) {
-  out << '"';
+// The inside of a JSON or DOT string: quotes, backslashes and control
+// characters escaped.
+void escaped(std::ostream& out, std::string_view s) {
   for (char c : s) {
     if (c == '"' || c == '\\') {
       out << '\\' << c;
@@ -38,6 +38,11 @@ void quoted(std::ostream& out, std::string_view s) {
       out << c;
     }
   }
+}
+
+void quoted(std::ostream& out, std::string_view s) {
+  out << '"';
+  escaped(out, s);
   out << '"';
 }
 
@@ -60,8 +65,10 @@ void micros(std::ostream& out, int64_t ns) {
 void GraphExporter::dot(const TaskGraph& graph, std::ostream& out) {
   out << "digraph tasks {\n  node [shape=box, style=\"filled,rounded\", penwidth=2];\n";
   for (const TaskGraph::Task& t : graph.tasks()) {
-    out << "  t" << t.id << " [label=";
-    quoted(out, std::string(nameOf(graph, t)) + "\n#" + std::to_string(t.id));
+    // Two lines: DOT's own line break (\n inside the string), not JSON's \u000a.
+    out << "  t" << t.id << " [label=\"";
+    escaped(out, nameOf(graph, t));
+    out << "\\n#" << t.id << '"';
     out << ", fillcolor=\"" << kFills[t.function % kFills.size()] << "\", color=\"" << borderOf(t.state) << '"';
     if (t.failed) out << ", style=\"filled,rounded,dashed\"";
     out << "];\n";

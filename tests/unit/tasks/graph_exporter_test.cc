@@ -85,6 +85,8 @@ TEST(GraphExporter, DotHasEveryTaskAndEdgeWithItsAddress) {
   EXPECT_NE(dot.find("t1 -> t4 [label=\"0x20\"]"), std::string::npos);
   EXPECT_NE(dot.find("never \\\"run\\\""), std::string::npos);  // quotes escaped
   EXPECT_NE(dot.find("dashed"), std::string::npos);              // the failed task
+  // Name and id on two lines, with DOT's own escape.
+  EXPECT_NE(dot.find("t1 [label=\"odd\\n#1\""), std::string::npos) << dot;
   EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
 }
 
