@@ -88,9 +88,9 @@ Result<Invocation> CommandLine::parse(const std::vector<std::string>& args) {
     std::vector<std::string> longer = path;
     longer.push_back(rest[consumed]);
     if (!table.find(longer) && !table.isGroup(longer)) break;
+    // No break at the first match: "tasks stats" extends "tasks".
     path = std::move(longer);
     ++consumed;
-    if (table.find(path)) break;
   }
   std::vector<std::string> tail(rest.begin() + static_cast<std::ptrdiff_t>(consumed), rest.end());
 

@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/app_resolver.h"
@@ -20,7 +23,9 @@
 #include "cli/tasks_client.h"
 #include "cli/tasks_formatter.h"
 #include "api/task_event_translator.h"
+#include "cli/graphviz_renderer.h"
 #include "tasks/graph_exporter.h"
+#include "tasks/otf2_exporter.h"
 #include "tasks/task_graph.h"
 #include "cli/apps_formatter.h"
 #include "cli/command_line.h"
@@ -139,7 +144,9 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
     case CommandId::kApps: return apps(invocation, apps_client);
     case CommandId::kBudget: return budget(invocation, apps_client);
     case CommandId::kTasks: return tasks(invocation, tasks_client);
+    case CommandId::kTasksStats: return tasksStats(invocation, tasks_client);
     case CommandId::kExport: return exportSession(invocation, tasks_client);
+    case CommandId::kGraph: return graph(invocation, tasks_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);
   }
   return fail("command not implemented");
@@ -294,48 +301,82 @@ int CommandRunner::tasks(const Invocation& invocation, TasksClient& client) {
   return 0;
 }
 
+int CommandRunner::tasksStats(const Invocation& invocation, TasksClient& client) {
+  auto id = client.resolveSession(invocation.positionals.at(0), "tasks stats");
+  if (!id) return fail(id.error().message);
+  auto graph = client.graph(*id);
+  if (!graph) return fail(graph.error().message);
+  out_ << (invocation.global.json ? TasksFormatter::statsJson(*id, *graph) : TasksFormatter::statsText(*id, *graph));
+  return 0;
+}
+
+// Writes `text` to `path`, or to standard output for "-".
+int CommandRunner::writeOutput(std::string_view command, const std::string& path, std::string_view text) {
+  if (path == "-") {
+    out_ << text;
+    out_.flush();
+    return out_ ? 0 : fail(std::string(command) + ": writing to standard output failed");
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) return fail(std::string(command) + ": cannot write " + path + ": " + std::strerror(errno));
+  file << text;
+  file.close();
+  if (!file) return fail(std::string(command) + ": writing " + path + " failed");
+  return 0;
+}
+
 int CommandRunner::exportSession(const Invocation& invocation, TasksClient& client) {
-  const std::string selector = invocation.positionals.empty() ? std::string() : invocation.positionals[0];
   auto format = invocation.options.value("format");
-  if (!format || (*format != "perfetto" && *format != "dot"))
-    return fail("export: --format is perfetto or dot" + (format ? ", not '" + *format + "'" : std::string()));
+  if (!format || (*format != "perfetto" && *format != "dot" && *format != "otf2"))
+    return fail("export: --format is otf2, perfetto or dot" + (format ? ", not '" + *format + "'" : std::string()));
   auto path = invocation.options.value("out");
   if (!path || path->empty()) return fail("export: --out PATH is required (- for standard output)");
-  char* end = nullptr;
-  unsigned long long wanted = std::strtoull(selector.c_str(), &end, 10);
-  if (selector.empty() || *end != '\0' || wanted == 0)
-    return fail("export: SESSION must be a session id or pid, not '" + selector + "'");
-  auto sessions = client.listSessions();
-  if (!sessions) return fail(sessions.error().message);
-  uint64_t id = 0;
-  for (const auto& s : sessions->sessions())
-    if (s.session_id() == wanted) id = s.session_id();
-  if (id == 0)  // not an id: the newest session of that pid
-    for (const auto& s : sessions->sessions())
-      if (static_cast<unsigned long long>(s.pid()) == wanted) id = s.session_id();
-  if (id == 0) return fail("export: no task session with id or pid " + selector + " (see 'nodekeeper tasks')");
-  TaskGraph graph;
-  std::vector<GraphEvent> events;
-  Status watched = client.watch(id, [&](const pb::TaskEventBatch& batch) {
-    TaskEventTranslator::toGraphEvents(batch, events);
-    for (const GraphEvent& e : events) graph.apply(e);
-    return true;
-  });
-  if (!watched) return fail(watched.error().message);
-  std::ofstream file;
-  if (*path != "-") {
-    file.open(*path, std::ios::binary | std::ios::trunc);
-    if (!file) return fail("export: cannot write " + *path + ": " + std::strerror(errno));
+  if (*format == "otf2" && *path == "-") return fail("export: an OTF2 archive is a directory; --out cannot be -");
+  auto id = client.resolveSession(invocation.positionals.at(0), "export");
+  if (!id) return fail(id.error().message);
+  auto graph = client.graph(*id);
+  if (!graph) return fail(graph.error().message);
+  if (*format == "otf2") {
+    std::string error;
+    std::filesystem::path dir(*path);
+    std::error_code ec;
+    std::filesystem::create_directory(dir, ec);  // an existing one is fine unless it holds an archive
+    if (ec) return fail("export: cannot make the directory " + *path + ": " + ec.message());
+    if (!Otf2Exporter::write(*graph, dir, "traces", &error)) return fail("export: " + error);
+  } else {
+    // Streamed: a million-task trace is never held as text.
+    std::ofstream file;
+    if (*path != "-") {
+      file.open(*path, std::ios::binary | std::ios::trunc);
+      if (!file) return fail("export: cannot write " + *path + ": " + std::strerror(errno));
+    }
+    std::ostream& out = *path == "-" ? out_ : file;
+    if (*format == "perfetto") GraphExporter::perfettoJson(*graph, out);
+    else GraphExporter::dot(*graph, out);
+    out.flush();
+    if (!out) return fail("export: writing " + *path + " failed");
   }
-  std::ostream& out = *path == "-" ? out_ : file;
-  if (*format == "perfetto") GraphExporter::perfettoJson(graph, out);
-  else GraphExporter::dot(graph, out);
-  out.flush();
-  if (!out) return fail("export: writing " + *path + " failed");
   if (*path != "-")
-    err_ << "nodekeeper: session " << id << ": " << graph.tasks().size() << " tasks, " << graph.edges().size()
-         << " edges written to " << *path << "\n";
+    err_ << "nodekeeper: session " << *id << ": " << graph->tasks().size() << " tasks, " << graph->edges().size()
+         << " edges written to " << *path << (*format == "otf2" ? "/traces.otf2" : "") << "\n";
   return 0;
+}
+
+int CommandRunner::graph(const Invocation& invocation, TasksClient& client) {
+  std::string format = invocation.options.value("format").value_or("svg");
+  if (format != "svg" && format != "dot") return fail("graph: --format is svg or dot, not '" + format + "'");
+  std::string path = invocation.options.value("out").value_or("-");
+  if (path.empty()) return fail("graph: --out needs a path (or - for standard output)");
+  auto id = client.resolveSession(invocation.positionals.at(0), "graph");
+  if (!id) return fail(id.error().message);
+  auto graph = client.graph(*id);
+  if (!graph) return fail(graph.error().message);
+  std::ostringstream dot;
+  GraphExporter::dot(*graph, dot);
+  if (format == "dot") return writeOutput("graph", path, dot.str());
+  auto svg = GraphvizRenderer::toSvg(dot.str());
+  if (!svg) return fail("graph: " + svg.error().message);
+  return writeOutput("graph", path, *svg);
 }
 
 int CommandRunner::budget(const Invocation& invocation, AppsClient& client) {

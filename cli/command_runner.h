@@ -2,6 +2,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 namespace nodekeeper::v1 {
 class FrequencyPolicies;
@@ -37,7 +38,10 @@ class CommandRunner {
   int whoAmI(const Invocation& invocation, NodeClient& client);
   int apps(const Invocation& invocation, AppsClient& client);
   int tasks(const Invocation& invocation, TasksClient& client);
+  int tasksStats(const Invocation& invocation, TasksClient& client);
   int exportSession(const Invocation& invocation, TasksClient& client);
+  int graph(const Invocation& invocation, TasksClient& client);
+  int writeOutput(std::string_view command, const std::string& path, std::string_view text);
   int budget(const Invocation& invocation, AppsClient& client);
   int appPolicyGet(const Invocation& invocation, AppsClient& client);
   int appPolicySet(const Invocation& invocation, AppsClient& client);

@@ -163,16 +163,36 @@ CommandTable::CommandTable() {
        "its OMPT tool): session id, pid, uid, the number of tasks in its graph and its\n"
        "command line. You see your own sessions; the admin sees all. Recordings are\n"
        "kept under the daemon's state directory, in recordings/.\n"},
+      {CommandId::kTasksStats, {"tasks", "stats"}, {"SESSION"}, {},
+       "task run times per function in a task session",
+       "Shows task session SESSION (its id or pid, see 'nodekeeper tasks') as recorded\n"
+       "so far: its tasks by state (not_queued, queued, running, finished) and, per\n"
+       "task function, the number of finished runs and their total, mean, shortest and\n"
+       "longest run time, longest total first. Needs the session's owner or the admin\n"
+       "role.\n"},
       {CommandId::kExport, {"export"}, {"SESSION"},
-       {{"format", 0, true, "FORMAT", "perfetto (trace-event JSON) or dot (Graphviz)"},
-        {"out", 0, true, "PATH", "file to write; - for standard output"}},
-       "write a task session's graph as a Perfetto trace or a Graphviz graph",
-       "Writes the graph of task session SESSION (its id or pid, see 'nodekeeper tasks')\n"
-       "as it was recorded so far. --format perfetto: Chrome/Perfetto trace-event JSON,\n"
-       "one slice per task run on its thread, a flow arrow per dependence (open it in\n"
-       "ui.perfetto.dev). --format dot: Graphviz, fill colour by function, border by\n"
-       "state, edges labelled with their addresses (render with 'dot -Tsvg'). Needs the\n"
-       "session's owner or the admin role.\n"},
+       {{"format", 0, true, "FORMAT", "otf2, perfetto (trace-event JSON) or dot (Graphviz)"},
+        {"out", 0, true, "PATH", "file to write (- for standard output); for otf2 a new directory"}},
+       "write a task session as an OTF2 or Perfetto trace, or a Graphviz graph",
+       "Writes task session SESSION (its id or pid, see 'nodekeeper tasks') as it was\n"
+       "recorded so far. --format otf2: an OTF2 archive in the new directory PATH\n"
+       "(PATH/traces.otf2; read it with otf2-print, Vampir or Score-P's tools), a region\n"
+       "per task function, an enter and a leave per task run on its thread.\n"
+       "--format perfetto: Chrome/Perfetto trace-event JSON, one slice per task run on\n"
+       "its thread, a flow arrow per dependence (open it in ui.perfetto.dev).\n"
+       "--format dot: Graphviz, fill colour by function, border by state, edges\n"
+       "labelled with their addresses. Needs the session's owner or the admin role.\n"},
+      {CommandId::kGraph, {"graph"}, {"SESSION"},
+       {{"format", 0, true, "FORMAT", "svg (default; needs Graphviz's dot) or dot"},
+        {"out", 0, true, "PATH", "file to write (default: standard output)"}},
+       "draw a task session's dependency graph as SVG or DOT",
+       "Draws the task graph of session SESSION (its id or pid, see 'nodekeeper tasks')\n"
+       "as recorded so far, as the Temanejo paper's Figure 2 does: a node per task,\n"
+       "filled by function, its border coloured by state (grey: not queued, amber:\n"
+       "queued, green: running, black: finished; dashed: failed), an edge per\n"
+       "dependence labelled with its address. --format svg renders through\n"
+       "Graphviz's dot (package graphviz).\n"
+       "Needs the session's owner or the admin role.\n"},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"

@@ -22,7 +22,9 @@ enum class CommandId {
   kApps,
   kBudget,
   kTasks,
+  kTasksStats,
   kExport,
+  kGraph,
   kWhoAmI,
 };
 

@@ -3,7 +3,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <vector>
 
+#include "api/task_event_translator.h"
 #include "cli/rpc_call.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 
@@ -36,6 +39,7 @@ Status TasksClient::watch(uint64_t session, const std::function<bool(const pb::T
   pb::WatchRequest request;
   request.set_session_id(session);
   request.set_follow(false);
+  request.set_packed(true);  // the CLI reads packed events itself
   auto reader = impl_->stub->Watch(&context, request);
   pb::TaskEventBatch batch;
   bool stopped = false;
@@ -44,6 +48,37 @@ Status TasksClient::watch(uint64_t session, const std::function<bool(const pb::T
   grpc::Status status = reader->Finish();
   if (!status.ok() && !stopped) return describeRpcFailure(status, *impl_->channel, socket_path_, deadline, "Watch");
   return {};
+}
+
+Result<uint64_t> TasksClient::resolveSession(std::string_view selector, std::string_view command) {
+  std::string text(selector);
+  char* end = nullptr;
+  unsigned long long wanted = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || wanted == 0 || text[0] == '-')
+    return invalidArgument(std::string(command) + ": SESSION must be a session id or pid, not '" + text + "'");
+  auto sessions = listSessions();
+  if (!sessions) return sessions.error();
+  for (const auto& s : sessions->sessions())
+    if (s.session_id() == wanted) return s.session_id();
+  uint64_t id = 0;  // not an id: the newest session of that pid
+  for (const auto& s : sessions->sessions())
+    if (static_cast<unsigned long long>(s.pid()) == wanted) id = std::max(id, s.session_id());
+  if (id == 0)
+    return notFound(std::string(command) + ": no task session with id or pid " + text + " (see 'nodekeeper tasks')");
+  return id;
+}
+
+Result<TaskGraph> TasksClient::graph(uint64_t session) {
+  TaskGraph graph;
+  std::vector<GraphEvent> events;
+  TaskEventTranslator translator;
+  Status watched = watch(session, [&](const pb::TaskEventBatch& batch) {
+    (void)translator.toGraphEvents(batch, events);  // the daemon checked the batch before recording it
+    for (const GraphEvent& e : events) graph.apply(e);
+    return true;
+  });
+  if (!watched) return watched.error();
+  return graph;
 }
 
 }  // namespace nk::cli

@@ -5,9 +5,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "nodekeeper/v1/tasks.pb.h"
+#include "tasks/task_graph.h"
 
 namespace nk::cli {
 
@@ -25,6 +27,11 @@ class TasksClient {
   // false to stop early). A replay may take longer than one call's
   // timeout: its deadline is twelve times that, at least a minute.
   Status watch(uint64_t session, const std::function<bool(const nodekeeper::v1::TaskEventBatch&)>& on_batch);
+  // SESSION as users give it: a session id, else a pid (its newest
+  // session). `command` starts the error messages.
+  Result<uint64_t> resolveSession(std::string_view selector, std::string_view command);
+  // The session's graph as recorded so far.
+  Result<TaskGraph> graph(uint64_t session);
 
  private:
   struct Impl;

@@ -3,14 +3,19 @@
 #include <string>
 
 #include "nodekeeper/v1/tasks.pb.h"
+#include "tasks/task_graph.h"
 
 namespace nk::cli {
 
-// Renders TasksService replies ("tasks") as a table or JSON. Pure.
+// Renders TasksService replies ("tasks", "tasks stats") as a table or JSON. Pure.
 class TasksFormatter {
  public:
   static std::string sessionsText(const nodekeeper::v1::SessionList& sessions);
   static std::string sessionsJson(const nodekeeper::v1::SessionList& sessions);
+  // "tasks stats": tasks by state, then run times per function, longest
+  // total first.
+  static std::string statsText(uint64_t session, const TaskGraph& graph);
+  static std::string statsJson(uint64_t session, const TaskGraph& graph);
 };
 
 }  // namespace nk::cli

@@ -43,19 +43,25 @@ grpc::Status TasksServiceImpl::Publish(grpc::ServerContext* context, grpc::Serve
   v1::TaskEventBatch batch;
   std::string wire;
   std::vector<GraphEvent> events;
+  TaskEventTranslator translator;
   uint64_t count = 0;
   grpc::Status result = grpc::Status::OK;
   while (reader->Read(&batch)) {
+    std::string fault = translator.toGraphEvents(batch, events);
+    if (!fault.empty()) {
+      // Nothing of a bad batch is kept, so the recording replays as the graph is.
+      result = toGrpcStatus(invalidArgument("task events from pid " + std::to_string(peer->pid) + ": " + fault));
+      break;
+    }
     batch.set_session_id(*session);
     wire.clear();
     batch.SerializeToString(&wire);
-    TaskEventTranslator::toGraphEvents(batch, events);
     Status s = sessions_.append(*session, std::as_bytes(std::span(wire.data(), wire.size())), events);
     if (!s) {
       result = toGrpcStatus(s);
       break;
     }
-    count += static_cast<uint64_t>(batch.events_size());
+    count += TaskEventTranslator::eventCount(batch);
   }
   sessions_.close(*session);
   ack->set_events(count);
@@ -91,7 +97,8 @@ grpc::Status TasksServiceImpl::Watch(grpc::ServerContext* context, const v1::Wat
                                          " belongs to another user; only its owner or an admin may watch it"));
   auto reader = RecordingReader::open(info->recording);
   if (!reader) return toGrpcStatus(reader.error());
-  v1::TaskEventBatch batch;
+  v1::TaskEventBatch batch, structured;
+  TaskEventTranslator translator;
   while (!context->IsCancelled()) {
     // Taken before reading: a session already closed has all its frames on
     // disk, so this pass is the last one.
@@ -100,7 +107,8 @@ grpc::Status TasksServiceImpl::Watch(grpc::ServerContext* context, const v1::Wat
       if (!batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())))
         return toGrpcStatus(internalError("task session " + std::to_string(info->id) +
                                           ": a recorded batch does not parse"));
-      if (!writer->Write(batch)) return grpc::Status::OK;  // the watcher left
+      if (!request->packed()) translator.toStructured(batch, structured);
+      if (!writer->Write(request->packed() ? batch : structured)) return grpc::Status::OK;  // the watcher left
     }
     if (!reader->stopReason().empty()) {
       // Mid-append is not damage while the session is live.

@@ -27,7 +27,7 @@ TaskGraph::Task& TaskGraph::taskFor(uint64_t id) {
 
 uint32_t TaskGraph::intern(std::string_view function) {
   if (function.empty()) return 0;
-  auto it = function_index_.find(std::string(function));
+  auto it = function_index_.find(function);
   if (it != function_index_.end()) return it->second;
   uint32_t index = static_cast<uint32_t>(functions_.size());
   functions_.emplace_back(function);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -82,7 +83,12 @@ class TaskGraph {
   std::unordered_map<uint64_t, uint32_t> index_;  // id -> position in tasks_
   std::vector<Edge> edges_;
   std::vector<std::string> functions_;
-  std::unordered_map<std::string, uint32_t> function_index_;
+  // Transparent, so a name is looked up as a string_view without a copy.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> function_index_;
   std::vector<FunctionStats> stats_;
   std::array<uint64_t, 5> by_state_{};
   uint64_t rejected_ = 0;

@@ -3,12 +3,18 @@
 // them; the graph rebuilt from the recording file is checked exactly.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +30,30 @@ using namespace std::chrono_literals;
 
 namespace nk::test {
 namespace {
+
+constexpr uid_t kNobody = 65534;
+constexpr const char* kWatchAsOtherFlag = "--nk-watch-as-other";
+
+// Run as another user: list the sessions, then try to watch one.
+int watchAsOther(const std::string& socket, uint64_t session) {
+  auto stub = v1::TasksService::NewStub(grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext context;
+    v1::SessionList list;
+    grpc::Status s = stub->ListSessions(&context, v1::ListSessionsRequest(), &list);
+    std::printf("list code %d sessions %d\n", static_cast<int>(s.error_code()), list.sessions_size());
+  }
+  grpc::ClientContext context;
+  v1::WatchRequest request;
+  request.set_session_id(session);
+  auto reader = stub->Watch(&context, request);
+  v1::TaskEventBatch batch;
+  int events = 0;
+  while (reader->Read(&batch)) events += batch.events_size();
+  grpc::Status s = reader->Finish();
+  std::printf("watch code %d: %s\nevents %d\n", static_cast<int>(s.error_code()), s.error_message().c_str(), events);
+  return 0;
+}
 
 class TasksTest : public ::testing::Test {
  protected:
@@ -67,11 +97,12 @@ class TasksTest : public ::testing::Test {
     EXPECT_TRUE(reader.ok());
     if (!reader.ok()) return graph;
     std::vector<GraphEvent> events;
+    TaskEventTranslator translator;
     while (auto payload = reader->next()) {
       v1::TaskEventBatch batch;
       EXPECT_TRUE(batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())));
       ++*frames;
-      TaskEventTranslator::toGraphEvents(batch, events);
+      EXPECT_EQ(translator.toGraphEvents(batch, events), "");
       for (const GraphEvent& g : events) graph.apply(g);
     }
     EXPECT_EQ(reader->stopReason(), "");
@@ -142,6 +173,52 @@ TEST_F(TasksTest, SeedFigureTwoGraphHasEveryEdgeAndAddress) {
   EXPECT_EQ(functions.size(), 2u);  // the two constructs
 }
 
+// A blocked Cholesky of 3 x 3 tiles: ten tasks of four kinds, depend(in)
+// and depend(inout) on tiles. The expected graph is worked out by hand from
+// the program's loop (tasks in creation order):
+//   0 potrf 00 | 1 trsm 10 | 2 trsm 20 | 3 syrk 11 | 4 gemm 21 | 5 syrk 22
+//   6 potrf 11 | 7 trsm 21 | 8 syrk 22 | 9 potrf 22
+TEST_F(TasksTest, BlockedCholeskyHasEveryEdgeAndAddress) {
+  ProcessResult run = runProgram({"cholesky"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::map<std::string, uint64_t> tile;
+  std::regex line("tile (\\d) (\\d) (0x[0-9a-f]+)");
+  for (auto it = std::sregex_iterator(run.out.begin(), run.out.end(), line); it != std::sregex_iterator(); ++it)
+    tile[(*it)[1].str() + (*it)[2].str()] = std::stoull((*it)[3], nullptr, 16);
+  ASSERT_EQ(tile.size(), 6u) << run.out;
+  uint64_t frames = 0;
+  TaskGraph graph = graphFromRecording(&frames);
+  ASSERT_EQ(graph.tasks().size(), 10u);
+  // One thread creates them all, so creation times give the program's order.
+  std::vector<const TaskGraph::Task*> order;
+  for (const auto& t : graph.tasks()) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->created_ns < b->created_ns; });
+  std::map<uint64_t, int> position;
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]->id] = static_cast<int>(i);
+  std::set<std::tuple<int, int, uint64_t>> expected = {
+      {0, 1, tile["00"]}, {0, 2, tile["00"]}, {1, 3, tile["10"]}, {1, 4, tile["10"]},
+      {2, 4, tile["20"]}, {2, 5, tile["20"]}, {3, 6, tile["11"]}, {6, 7, tile["11"]},
+      {4, 7, tile["21"]}, {7, 8, tile["21"]}, {5, 8, tile["22"]}, {8, 9, tile["22"]}};
+  std::set<std::tuple<int, int, uint64_t>> recorded;
+  for (const auto& e : graph.edges()) recorded.insert({position.at(e.from), position.at(e.to), e.address});
+  EXPECT_EQ(graph.edges().size(), expected.size());
+  EXPECT_EQ(recorded, expected);
+  // Four constructs: potrf, trsm, gemm and syrk each have one name.
+  std::vector<uint32_t> f;
+  for (const auto* t : order) {
+    EXPECT_EQ(t->state, TaskState::kFinished);
+    f.push_back(t->function);
+  }
+  EXPECT_EQ(f[0], f[6]);
+  EXPECT_EQ(f[0], f[9]);
+  EXPECT_EQ(f[1], f[2]);
+  EXPECT_EQ(f[1], f[7]);
+  EXPECT_EQ(f[3], f[5]);
+  EXPECT_EQ(f[3], f[8]);
+  EXPECT_EQ(std::set<uint32_t>(f.begin(), f.end()).size(), 4u);
+  for (uint32_t i : f) EXPECT_EQ(graph.functions()[i].rfind("cholesky_tasks+0x", 0), 0u) << graph.functions()[i];
+}
+
 TEST_F(TasksTest, CliListsTheSessionAsTableAndJson) {
   ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
   ProcessResult json = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "--json", "tasks"});
@@ -187,7 +264,113 @@ TEST_F(TasksTest, ExportWritesPerfettoAndDotFromTheDaemon) {
   ProcessResult format = nk::test::runProgram(
       {cliPath(), "--socket", daemon_.socket().string(), "export", id, "--format", "svg", "--out", "-"});
   EXPECT_EQ(format.exit_code, 1);
-  EXPECT_NE(format.err.find("perfetto or dot, not 'svg'"), std::string::npos) << format.err;
+  EXPECT_NE(format.err.find("otf2, perfetto or dot, not 'svg'"), std::string::npos) << format.err;
+}
+
+TEST_F(TasksTest, GraphDrawsSvgAndStatsCountRunsPerFunction) {
+  ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  std::string id = std::to_string(list[0].session_id());
+  std::string socket = daemon_.socket().string();
+  auto svg_path = dir_ / "graph.svg";
+  ProcessResult svg = nk::test::runProgram({cliPath(), "--socket", socket, "graph", id, "--out", svg_path.string()});
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  std::string text = readFile(svg_path);
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_NE(text.find("<svg"), std::string::npos) << text.substr(0, 200);
+  EXPECT_EQ(count("class=\"node\""), 20u);
+  EXPECT_EQ(count("class=\"edge\""), 18u);
+  ProcessResult bad = nk::test::runProgram({cliPath(), "--socket", socket, "graph", id, "--format", "png"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("svg or dot, not 'png'"), std::string::npos) << bad.err;
+
+  ProcessResult stats = nk::test::runProgram({cliPath(), "--socket", socket, "--json", "tasks", "stats", id});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  auto json = nlohmann::json::parse(stats.out);
+  EXPECT_EQ(json["tasks"], 20);
+  EXPECT_EQ(json["edges"], 18);
+  EXPECT_EQ(json["states"]["finished"], 20);
+  EXPECT_EQ(json["states"]["running"], 0);
+  ASSERT_EQ(json["functions"].size(), 2u);
+  for (const auto& f : json["functions"]) {
+    EXPECT_EQ(f["runs"], 10) << f;
+    EXPECT_LE(f["min_ns"].get<int64_t>(), f["mean_ns"].get<int64_t>());
+    EXPECT_LE(f["mean_ns"].get<int64_t>(), f["max_ns"].get<int64_t>());
+    // In clang's outlined region, which exports no symbol: named by address.
+    EXPECT_EQ(f["function"].get<std::string>().rfind("0x", 0), 0u) << f;
+  }
+  EXPECT_NE(json["functions"][0]["function"], json["functions"][1]["function"]);
+  ProcessResult table = nk::test::runProgram({cliPath(), "--socket", socket, "tasks", "stats", id});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("20 tasks (not_queued 0, queued 0, running 0, finished 20), 18 dependences"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("FUNCTION"), std::string::npos) << table.out;
+}
+
+TEST_F(TasksTest, Otf2ExportIsReadByOtf2Print) {
+  ASSERT_EQ(runProgram({"cholesky"}).exit_code, 0);
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  auto archive = dir_ / "trace";
+  ProcessResult r = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "export",
+                                          std::to_string(list[0].pid()), "--format", "otf2", "--out",
+                                          archive.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("10 tasks, 12 edges written to " + archive.string() + "/traces.otf2"), std::string::npos)
+      << r.err;
+  ProcessResult print = nk::test::runProgram({"/usr/bin/otf2-print", (archive / "traces.otf2").string()});
+  ASSERT_EQ(print.exit_code, 0) << print.err;
+  size_t enters = 0, leaves = 0;
+  std::istringstream lines(print.out);
+  for (std::string line; std::getline(lines, line);) {
+    enters += line.rfind("ENTER", 0) == 0;
+    leaves += line.rfind("LEAVE", 0) == 0;
+  }
+  EXPECT_EQ(enters, 10u) << print.out;
+  EXPECT_EQ(leaves, 10u);
+  // The archive is not overwritten.
+  ProcessResult again = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "export",
+                                              std::to_string(list[0].pid()), "--format", "otf2", "--out",
+                                              archive.string()});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find(archive.string()), std::string::npos) << again.err;
+}
+
+TEST_F(TasksTest, OnlyTheOwnerOrAnAdminMayWatchASession) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run a frontend as uid " << kNobody;
+  ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  auto self = dir_ / "tasks_test";
+  std::filesystem::copy_file("/proc/self/exe", self);
+  std::filesystem::permissions(self, std::filesystem::perms(0755));
+  ProcessResult other = nk::test::runProgram(
+      {self.string(), kWatchAsOtherFlag, daemon_.socket().string(), std::to_string(list[0].session_id())}, kNobody);
+  ASSERT_EQ(other.exit_code, 0) << other.out << other.err;
+  EXPECT_NE(other.out.find("sessions 0"), std::string::npos) << other.out;  // not listed for others
+  EXPECT_NE(other.out.find("watch code " + std::to_string(grpc::StatusCode::PERMISSION_DENIED)), std::string::npos)
+      << other.out;
+  EXPECT_NE(other.out.find("belongs to another user"), std::string::npos) << other.out;
+  EXPECT_NE(other.out.find("events 0"), std::string::npos) << other.out;
+  // The owner (root, also the admin here) watches it whole, as structured events.
+  grpc::ClientContext context;
+  v1::WatchRequest request;
+  request.set_session_id(list[0].session_id());
+  auto reader = tasks_->Watch(&context, request);
+  v1::TaskEventBatch batch;
+  int created = 0;
+  while (reader->Read(&batch)) {
+    EXPECT_EQ(batch.packed_size(), 0);
+    for (const auto& e : batch.events()) created += e.has_created();
+  }
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(created, 20);
 }
 
 TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {
@@ -201,3 +384,10 @@ TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {
 
 }  // namespace
 }  // namespace nk::test
+
+int main(int argc, char** argv) {
+  if (argc == 4 && std::strcmp(argv[1], nk::test::kWatchAsOtherFlag) == 0)
+    return nk::test::watchAsOther(argv[2], std::stoull(argv[3]));
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -3,9 +3,13 @@
 //   omp_tasks figure2    the seed's Figure 2: two independent chains of ten
 //                        tasks (depend(inout) on one variable each); prints
 //                        the two addresses
+//   omp_tasks cholesky   a blocked Cholesky factorisation of 3 x 3 tiles,
+//                        tasks with depend(in/inout) on tiles; prints each
+//                        tile's address and checks L * L^T = A
 // Built with -rdynamic so that the tool can name the task functions.
 #include <omp.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +27,59 @@ long fib_task(int n, long* created) {
   b = fib_task(n - 2, created);
 #pragma omp taskwait
   return a + b;
+}
+
+// Tiles of B x B doubles, row-major, lower triangle used.
+constexpr int kTiles = 3, kB = 8, kN = kTiles * kB;
+double g_tile[kTiles][kTiles][kB * kB];
+
+void potrf(double* a) {  // a = L * L^T in place, L lower
+  for (int j = 0; j < kB; ++j) {
+    double d = a[j * kB + j];
+    for (int k = 0; k < j; ++k) d -= a[j * kB + k] * a[j * kB + k];
+    a[j * kB + j] = std::sqrt(d);
+    for (int i = j + 1; i < kB; ++i) {
+      double s = a[i * kB + j];
+      for (int k = 0; k < j; ++k) s -= a[i * kB + k] * a[j * kB + k];
+      a[i * kB + j] = s / a[j * kB + j];
+    }
+    for (int i = 0; i < j; ++i) a[i * kB + j] = 0;
+  }
+}
+void trsm(const double* l, double* b) {  // b = b * L^-T
+  for (int r = 0; r < kB; ++r)
+    for (int j = 0; j < kB; ++j) {
+      double s = b[r * kB + j];
+      for (int k = 0; k < j; ++k) s -= b[r * kB + k] * l[j * kB + k];
+      b[r * kB + j] = s / l[j * kB + j];
+    }
+}
+void gemm(const double* a, const double* b, double* c) {  // c -= a * b^T
+  for (int i = 0; i < kB; ++i)
+    for (int j = 0; j < kB; ++j) {
+      double s = 0;
+      for (int k = 0; k < kB; ++k) s += a[i * kB + k] * b[j * kB + k];
+      c[i * kB + j] -= s;
+    }
+}
+
+void cholesky_tasks() {
+  for (int k = 0; k < kTiles; ++k) {
+#pragma omp task depend(inout : g_tile[k][k])
+    potrf(g_tile[k][k]);
+    for (int i = k + 1; i < kTiles; ++i) {
+#pragma omp task depend(in : g_tile[k][k]) depend(inout : g_tile[i][k])
+      trsm(g_tile[k][k], g_tile[i][k]);
+    }
+    for (int i = k + 1; i < kTiles; ++i) {
+      for (int j = k + 1; j < i; ++j) {
+#pragma omp task depend(in : g_tile[i][k], g_tile[j][k]) depend(inout : g_tile[i][j])
+        gemm(g_tile[i][k], g_tile[j][k], g_tile[i][j]);
+      }
+#pragma omp task depend(in : g_tile[i][k]) depend(inout : g_tile[i][i])
+      gemm(g_tile[i][k], g_tile[i][k], g_tile[i][i]);  // syrk: the diagonal tile
+    }
+  }
 }
 
 void figure2_left(long* x) { *x = *x + 1; }
@@ -53,6 +110,36 @@ int main(int argc, char** argv) {
     std::printf("x=%ld y=%ld addr_left=%p addr_right=%p\n", x, y, static_cast<void*>(&x), static_cast<void*>(&y));
     return x == 10 && y == 20 ? 0 : 1;
   }
-  std::fprintf(stderr, "usage: omp_tasks fib N | omp_tasks figure2\n");
+  if (argc >= 2 && std::strcmp(argv[1], "cholesky") == 0) {
+    // A = M * M^T + N * I with M's entries in [0, 1): symmetric positive definite.
+    static double m[kN][kN], a[kN][kN];
+    unsigned seed = 7;
+    for (auto& row : m)
+      for (double& v : row) v = (seed = seed * 1103515245u + 12345u) % 1000 / 1000.0;
+    for (int i = 0; i < kN; ++i)
+      for (int j = 0; j < kN; ++j) {
+        double s = i == j ? kN : 0;
+        for (int k = 0; k < kN; ++k) s += m[i][k] * m[j][k];
+        a[i][j] = s;
+      }
+    for (int i = 0; i < kN; ++i)
+      for (int j = 0; j < kN; ++j) g_tile[i / kB][j / kB][(i % kB) * kB + j % kB] = a[i][j];
+#pragma omp parallel
+#pragma omp single
+    cholesky_tasks();
+    double worst = 0;
+    auto l = [](int i, int j) { return j > i ? 0.0 : g_tile[i / kB][j / kB][(i % kB) * kB + j % kB]; };
+    for (int i = 0; i < kN; ++i)
+      for (int j = 0; j <= i; ++j) {
+        double s = 0;
+        for (int k = 0; k < kN; ++k) s += l(i, k) * l(j, k);
+        worst = std::fmax(worst, std::fabs(s - a[i][j]));
+      }
+    for (int i = 0; i < kTiles; ++i)
+      for (int j = 0; j <= i; ++j) std::printf("tile %d %d %p\n", i, j, static_cast<void*>(g_tile[i][j]));
+    std::printf("cholesky residual %.3g\n", worst);
+    return worst < 1e-9 ? 0 : 1;
+  }
+  std::fprintf(stderr, "usage: omp_tasks fib N | omp_tasks figure2 | omp_tasks cholesky\n");
   return 2;
 }
