@@ -21,3 +21,15 @@ if [[ -x "$build/bench/energy/workload_runner" && -x "$build/bench/energy/sim_va
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_RUNNER="$build/bench/energy/workload_runner" \
     "$build/bench/energy/sim_validation_bench"
 fi
+# Task events (issue 5).
+for b in event_ring_bench recording_bench graph_export_bench; do
+  if [[ -x "$build/bench/$b" ]]; then
+    echo
+    "$build/bench/$b"
+  fi
+done
+if [[ -x "$build/bench/task_events_bench" && -x "$build/bench/task_events_program" ]]; then
+  echo
+  NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
+    "$build/bench/task_events_bench"
+fi

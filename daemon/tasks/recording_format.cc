@@ -1,6 +1,7 @@
 #include "recording_format.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace nk {
 
@@ -26,7 +27,33 @@ constexpr auto kTables = makeTables();
 
 }  // namespace
 
+namespace {
+
+#if defined(__x86_64__)
+// SSE4.2's crc32 instruction computes exactly this polynomial, eight bytes
+// a cycle or so: an order of magnitude faster than the tables, which stay
+// for CPUs without it.
+__attribute__((target("sse4.2"))) uint32_t crc32cHardware(const std::byte* p, size_t n) {
+  uint64_t crc = 0xFFFFFFFF;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    crc = __builtin_ia32_crc32di(crc, word);
+  }
+  auto crc32 = static_cast<uint32_t>(crc);
+  for (; n > 0; --n, ++p) crc32 = __builtin_ia32_crc32qi(crc32, static_cast<unsigned char>(*p));
+  return crc32 ^ 0xFFFFFFFF;
+}
+
+const bool kHasSse42 = __builtin_cpu_supports("sse4.2");
+#endif
+
+}  // namespace
+
 uint32_t crc32c(std::span<const std::byte> data) {
+#if defined(__x86_64__)
+  if (kHasSse42) return crc32cHardware(data.data(), data.size());
+#endif
   uint32_t crc = 0xFFFFFFFF;
   const std::byte* p = data.data();
   size_t n = data.size();

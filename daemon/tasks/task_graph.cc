@@ -27,6 +27,14 @@ TaskGraph::Task& TaskGraph::taskFor(uint64_t id) {
 
 uint32_t TaskGraph::intern(std::string_view function) {
   if (function.empty()) return 0;
+  // Most creations name the function of the one before: one compare
+  // instead of a hash and a lookup.
+  if (last_index_ != 0 && function == functions_[last_index_]) return last_index_;
+  last_index_ = internSlow(function);
+  return last_index_;
+}
+
+uint32_t TaskGraph::internSlow(std::string_view function) {
   auto it = function_index_.find(function);
   if (it != function_index_.end()) return it->second;
   uint32_t index = static_cast<uint32_t>(functions_.size());

@@ -77,6 +77,7 @@ class TaskGraph {
  private:
   Task& taskFor(uint64_t id);
   uint32_t intern(std::string_view function);
+  uint32_t internSlow(std::string_view function);
   void moveTo(Task& task, TaskState state);
 
   std::vector<Task> tasks_;
@@ -90,6 +91,7 @@ class TaskGraph {
   };
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> function_index_;
   std::vector<FunctionStats> stats_;
+  uint32_t last_index_ = 0;  // the function interned last
   std::array<uint64_t, 5> by_state_{};
   uint64_t rejected_ = 0;
 };
