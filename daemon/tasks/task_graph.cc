@@ -9,20 +9,44 @@ TaskGraph::TaskGraph() {
   stats_.emplace_back();
 }
 
-const TaskGraph::Task* TaskGraph::find(uint64_t id) const {
+uint32_t TaskGraph::positionOf(uint64_t id) const {
+  uint64_t slot = id >> kSerialBits, serial = id & ((uint64_t{1} << kSerialBits) - 1);
+  if (slot < dense_.size() && serial < dense_[slot].size() && dense_[slot][serial] != kNone)
+    return dense_[slot][serial];
+  if (index_.empty()) return kNone;
   auto it = index_.find(id);
-  return it == index_.end() ? nullptr : &tasks_[it->second];
+  return it == index_.end() ? kNone : it->second;
+}
+
+void TaskGraph::remember(uint64_t id, uint32_t position) {
+  uint64_t slot = id >> kSerialBits, serial = id & ((uint64_t{1} << kSerialBits) - 1);
+  if (slot < kMaxSlots) {
+    if (slot >= dense_.size()) dense_.resize(slot + 1);
+    std::vector<uint32_t>& table = dense_[slot];
+    if (serial < table.size() + kMaxGap) {
+      if (serial >= table.size()) table.resize(serial + 1, kNone);
+      table[serial] = position;
+      return;
+    }
+  }
+  index_.emplace(id, position);
+}
+
+const TaskGraph::Task* TaskGraph::find(uint64_t id) const {
+  uint32_t position = positionOf(id);
+  return position == kNone ? nullptr : &tasks_[position];
 }
 
 TaskGraph::Task& TaskGraph::taskFor(uint64_t id) {
-  auto [it, inserted] = index_.try_emplace(id, static_cast<uint32_t>(tasks_.size()));
-  if (inserted) {
-    Task task;
-    task.id = id;
-    tasks_.push_back(task);
-    ++by_state_[static_cast<size_t>(TaskState::kNotQueued)];
-  }
-  return tasks_[it->second];
+  uint32_t position = positionOf(id);
+  if (position != kNone) return tasks_[position];
+  position = static_cast<uint32_t>(tasks_.size());
+  remember(id, position);
+  Task task;
+  task.id = id;
+  tasks_.push_back(task);
+  ++by_state_[static_cast<size_t>(TaskState::kNotQueued)];
+  return tasks_.back();
 }
 
 uint32_t TaskGraph::intern(std::string_view function) {
@@ -111,6 +135,7 @@ size_t TaskGraph::approximateBytes() const {
   // caches no hash for integer keys); the bucket array one pointer each.
   size_t index_bytes = index_.size() * (sizeof(std::pair<const uint64_t, uint32_t>) + sizeof(void*)) +
                        index_.bucket_count() * sizeof(void*);
+  for (const auto& table : dense_) index_bytes += table.capacity() * sizeof(uint32_t);
   size_t names = 0;
   for (const std::string& f : functions_) names += sizeof(std::string) + f.capacity();
   return tasks_.capacity() * sizeof(Task) + edges_.capacity() * sizeof(Edge) + index_bytes + names * 2 +

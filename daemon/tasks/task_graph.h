@@ -80,8 +80,21 @@ class TaskGraph {
   uint32_t internSlow(std::string_view function);
   void moveTo(Task& task, TaskState state);
 
+  // Where a task is in tasks_, or kNone.
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t positionOf(uint64_t id) const;
+  void remember(uint64_t id, uint32_t position);
+
   std::vector<Task> tasks_;
-  std::unordered_map<uint64_t, uint32_t> index_;  // id -> position in tasks_
+  // Ids as libnodekeeper makes them (a thread slot above bit 40, a serial
+  // below) and small runtime ids are dense: per-slot tables indexed by
+  // serial find them without hashing, in a tenth of the memory. Ids that
+  // would leave a big gap in a table (pointers used as ids) are hashed.
+  static constexpr int kSerialBits = 40;
+  static constexpr uint64_t kMaxSlots = 1024;
+  static constexpr uint64_t kMaxGap = 1 << 16;
+  std::vector<std::vector<uint32_t>> dense_;      // [slot][serial] -> position
+  std::unordered_map<uint64_t, uint32_t> index_;  // other ids -> position
   std::vector<Edge> edges_;
   std::vector<std::string> functions_;
   // Transparent, so a name is looked up as a string_view without a copy.

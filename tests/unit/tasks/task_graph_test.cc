@@ -118,3 +118,34 @@ TEST(TaskGraph, AMillionTasksWithOneEdgeEachFitTheBudget) {
 
 }  // namespace
 }  // namespace nk
+
+namespace nk {
+namespace {
+
+// Ids of every shape the runtimes use: libnodekeeper's (slot << 40 |
+// serial), small runtime ids, a far serial, pointers and the implicit bit;
+// each finds its own task whichever table holds it.
+TEST(TaskGraph, IdsOfEveryShapeFindTheirOwnTask) {
+  TaskGraph g;
+  const std::vector<uint64_t> ids = {
+      1, 2, (uint64_t{5} << 40) | 3, (uint64_t{5} << 40) | 1, uint64_t{1} << 20, 0x7fff12345678, 0x7fff12345680,
+      uint64_t{1} << 63 | 9, (uint64_t{2000} << 40) | 1, 3};
+  for (size_t i = 0; i < ids.size(); ++i) g.apply(created(ids[i], 0, "f", static_cast<int64_t>(i + 1)));
+  ASSERT_EQ(g.tasks().size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const TaskGraph::Task* t = g.find(ids[i]);
+    ASSERT_NE(t, nullptr) << ids[i];
+    EXPECT_EQ(t->id, ids[i]);
+    EXPECT_EQ(t->created_ns, static_cast<int64_t>(i + 1)) << ids[i];
+  }
+  EXPECT_EQ(g.find(4), nullptr);
+  EXPECT_EQ(g.find((uint64_t{5} << 40) | 2), nullptr);
+  EXPECT_EQ(g.find(0x7fff12345679), nullptr);
+  // A second event for each lands on the same task, not a new one.
+  for (uint64_t id : ids) g.apply(dependence(1, id, 0x10));
+  EXPECT_EQ(g.tasks().size(), ids.size());
+  EXPECT_EQ(g.edges().size(), ids.size());
+}
+
+}  // namespace
+}  // namespace nk
