@@ -28,17 +28,17 @@ int AyudameTranslator::event(TaskCapture::ThreadEvents& t, int event_id, int64_t
     case AyudameEvent::kRemoveTask:   // the graph keeps finished tasks
       return 0;
     case AyudameEvent::kPreInit:
-      if (data) runtime_id_ = static_cast<uint64_t>(at(data, 0));
+      // Runtimes pass the address of an enum ayu_runtime_t: an int, not an int64_t.
+      if (data) runtime_id_.store(static_cast<uint64_t>(*static_cast<const int*>(data)), std::memory_order_relaxed);
       return 0;
-    case AyudameEvent::kRegisterFunction: {
+    case AyudameEvent::kRegisterFunction:
       if (needsData()) return -EINVAL;
-      std::lock_guard lock(names_mutex_);
-      names_[task] = static_cast<const char*>(data);
+      capture_.registerRuntimeFunction(task, static_cast<const char*>(data));
       return 0;
-    }
     case AyudameEvent::kAddTask:
       if (needsData()) return -EINVAL;
-      capture_.createdWithId(t, task, 0, static_cast<uint64_t>(at(data, 0)), static_cast<int32_t>(at(data, 1)), now_ns);
+      capture_.createdWithId(t, task, 0, TaskCapture::runtimeFunctionId(static_cast<uint64_t>(at(data, 0))),
+                             static_cast<int32_t>(at(data, 1)), now_ns);
       return 0;
     case AyudameEvent::kAddDependency:
       if (needsData()) return -EINVAL;
@@ -69,9 +69,9 @@ int AyudameTranslator::event(TaskCapture::ThreadEvents& t, int event_id, int64_t
 }
 
 std::string AyudameTranslator::functionName(uint64_t function_id) const {
-  std::lock_guard lock(names_mutex_);
-  auto it = names_.find(function_id);
-  return it == names_.end() ? std::string() : it->second;
+  std::string name;
+  capture_.functionName(TaskCapture::runtimeFunctionId(function_id), &name);
+  return name;
 }
 
 }  // namespace nk::client

@@ -80,6 +80,10 @@ int Client::finalize() {
   if (!started_ || finalized_) return 0;
   finalized_ = true;
   if (options_.debug) debugSummary();
+  // A program without OpenMP has no OMPT finalize to flush its task events:
+  // this (nk_finalize, or the library's destructor at exit) is its last
+  // chance. Idempotent, so the OpenMP path's earlier stop is not repeated.
+  TaskTool::stop();
   if (connection_) connection_->stop(std::chrono::milliseconds(1000));
   // connection_ is kept: the background thread may still hold its state.
   return 0;
@@ -117,11 +121,23 @@ int Client::applyThreadCount() {
   return applier_.applyPending() ? 0 : -ENOSYS;
 }
 
-void Client::ompInitialized() {
+// Only NODEKEEPER_TASKS turns on OpenMP task capture: a tool the C API
+// started (with the variable unset) does not.
+bool Client::ompInitialized() {
   init();
   applier_.setSetter(OmpRuntime::setNumThreads());
   std::lock_guard lock(mutex_);
   TaskTool::start(options_);
+  return options_.task_events != TaskEventMode::kOff && TaskTool::instance() != nullptr;
+}
+
+void Client::startTasksForRuntime() {
+  init();
+  std::lock_guard lock(mutex_);
+  if (finalized_) return;  // nobody would flush them
+  ClientOptions options = options_;
+  if (!options.task_events_explicit) options.task_events = TaskEventMode::kLossless;
+  TaskTool::start(options);
 }
 
 // Thread registration goes into a queue drained by the background thread.

@@ -25,8 +25,13 @@ class Client {
   int threadCount(uint32_t* d);
   int applyThreadCount();
 
-  // From the OMPT tool; the parallel ones are the hot path.
-  void ompInitialized();
+  // The first call of the task C API or AYU_event: task events start
+  // unless NODEKEEPER_TASKS=off (see ClientOptions).
+  void startTasksForRuntime();
+
+  // From the OMPT tool; the parallel ones are the hot path. ompInitialized
+  // says whether to register the OpenMP task callbacks.
+  bool ompInitialized();
   void threadBegin(bool initial);
   void threadEnd();
   void parallelBegin(uint32_t requested);

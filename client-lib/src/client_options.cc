@@ -10,7 +10,8 @@ namespace nk::client {
 // budget of an unmodified program (a bad value is reported and ignored).
 // NODEKEEPER_TASKS=lossless|lossy|off: stream task events to the daemon
 // (lossless: a thread waits while its buffer is full; lossy: the event is
-// dropped and counted). NODEKEEPER_TASK_BUFFER: events per thread buffer.
+// dropped and counted); unset, OpenMP tasks are not captured but the task C
+// API and AYU_event start lossless. NODEKEEPER_TASK_BUFFER: events per thread buffer.
 // NK_DEBUG=1: debug lines on stderr. NK_TEST_FORCE_THREADS=3,2: TEST HOOK,
 // acts as if the daemon had sent D=3 after the first parallel region, D=2
 // after the second, and so on (without a daemon); for tests only.
@@ -36,13 +37,16 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
   }
   if (const char* tasks = getenv("NODEKEEPER_TASKS"); tasks && *tasks) {
     std::string mode = tasks;
+    options.task_events_explicit = true;
     if (mode == "lossless" || mode == "1" || mode == "on")
       options.task_events = TaskEventMode::kLossless;
     else if (mode == "lossy")
       options.task_events = TaskEventMode::kLossy;
-    else if (mode != "off" && mode != "0")
+    else if (mode != "off" && mode != "0") {
+      options.task_events_explicit = false;  // ignored: as if unset
       options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASKS=\"" + mode +
                                  "\": expected lossless, lossy or off");
+    }
   }
   if (const char* buffer = getenv("NODEKEEPER_TASK_BUFFER"); buffer && *buffer) {
     char* end = nullptr;

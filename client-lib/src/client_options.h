@@ -7,7 +7,9 @@
 namespace nk::client {
 
 // Task events (NODEKEEPER_TASKS): off unless asked for, so that a program
-// that only wants a power budget pays nothing for them.
+// that only wants a power budget pays nothing for them. A program that calls
+// the task C API or AYU_event has asked for them, unless the variable says
+// off: hence task_events_explicit.
 enum class TaskEventMode { kOff, kLossless, kLossy };
 
 // The library's settings, from the environment.
@@ -17,6 +19,7 @@ struct ClientOptions {
   uint32_t max_threads = 0;  // from OMP_NUM_THREADS; 0: unknown
   bool debug = false;
   TaskEventMode task_events = TaskEventMode::kOff;
+  bool task_events_explicit = false;  // NODEKEEPER_TASKS held a valid mode, "off" included
   uint32_t task_buffer_events = 65536;  // per thread (NODEKEEPER_TASK_BUFFER)
   std::vector<uint32_t> forced_thread_counts;  // test hook NK_TEST_FORCE_THREADS
   std::vector<std::string> warnings;           // one stderr line each

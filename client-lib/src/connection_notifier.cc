@@ -4,7 +4,13 @@
 
 namespace nk::client {
 
-ConnectionNotifier::ConnectionNotifier(std::string socket_path) : socket_path_(std::move(socket_path)) {}
+ConnectionNotifier::ConnectionNotifier(std::string socket_path, std::atomic<bool>* absence_said)
+    : socket_path_(std::move(socket_path)), absence_said_(absence_said) {}
+
+std::atomic<bool>& ConnectionNotifier::processAbsenceSaid() {
+  static std::atomic<bool> said{false};
+  return said;
+}
 
 // A successful registration. Quiet on the first one: a managed program's
 // output does not change. After an unmanaged spell, one line.
@@ -18,8 +24,10 @@ std::optional<std::string> ConnectionNotifier::connected() {
 // nothing while it stays so (the retries are silent).
 std::optional<std::string> ConnectionNotifier::failed(const std::string& reason) {
   State before = std::exchange(state_, State::kUnmanaged);
-  if (before == State::kStarting)
+  if (before == State::kStarting) {
+    if (absence_said_ && absence_said_->exchange(true)) return std::nullopt;
     return "nodekeeper: nodekeeperd not reachable at " + socket_path_ + " (" + reason + "); running unmanaged";
+  }
   if (before == State::kManaged)
     return "nodekeeper: lost nodekeeperd at " + socket_path_ + " (" + reason + "); running unmanaged";
   return std::nullopt;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -9,7 +10,12 @@ namespace nk::client {
 // becomes unmanaged, one when it is managed again; silence otherwise.
 class ConnectionNotifier {
  public:
-  explicit ConnectionNotifier(std::string socket_path);
+  // `absence_said`, when given, is shared by every part of the library
+  // that may find the daemon missing at start: only the first says so.
+  explicit ConnectionNotifier(std::string socket_path, std::atomic<bool>* absence_said = nullptr);
+
+  // The process's flag for that (libnodekeeper's own parts use it).
+  static std::atomic<bool>& processAbsenceSaid();
 
   [[nodiscard]] std::optional<std::string> connected();
   [[nodiscard]] std::optional<std::string> failed(const std::string& reason);
@@ -17,6 +23,7 @@ class ConnectionNotifier {
  private:
   enum class State { kStarting, kManaged, kUnmanaged };
   std::string socket_path_;
+  std::atomic<bool>* absence_said_;
   State state_ = State::kStarting;
 };
 

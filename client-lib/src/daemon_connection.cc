@@ -26,7 +26,7 @@ namespace v1 = nodekeeper::v1;
 // detached by a bounded stop() never touches freed memory.
 struct DaemonConnection::State {
   State(DaemonConnectionOptions o, ThreadCountApplier& a)
-      : options(std::move(o)), applier(a), notifier(options.socket_path) {}
+      : options(std::move(o)), applier(a), notifier(options.socket_path, &ConnectionNotifier::processAbsenceSaid()) {}
 
   DaemonConnectionOptions options;
   ThreadCountApplier& applier;

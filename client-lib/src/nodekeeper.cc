@@ -55,7 +55,7 @@ NK_EXPORT const char* nk_strerror(int err) {
   switch (err) {
     case 0: return "success";
     case -EINVAL: return "invalid argument";
-    case -EAGAIN: return "no thread count decided yet";
+    case -EAGAIN: return "not yet: no thread count decided, or no ready task may run now";
     case -ENOSYS: return "no OpenMP runtime in the process";
     case -ESHUTDOWN: return "library finalized";
     case -ENOMEM: return "out of memory";

@@ -90,12 +90,12 @@ ompt_start_tool_result_t* OmptTool::startTool(unsigned int, const char*) {
 int OmptTool::initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
   if (!set_callback) return 0;
-  Client::instance().ompInitialized();
+  bool task_events = Client::instance().ompInitialized();
   set_callback(ompt_callback_thread_begin, reinterpret_cast<ompt_callback_t>(&onThreadBegin));
   set_callback(ompt_callback_thread_end, reinterpret_cast<ompt_callback_t>(&onThreadEnd));
   set_callback(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&onParallelBegin));
   set_callback(ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(&onParallelEnd));
-  if (TaskTool::instance()) {
+  if (task_events) {
     set_callback(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&onImplicitTask));
     set_callback(ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(&onTaskCreate));
     set_callback(ompt_callback_dependences, reinterpret_cast<ompt_callback_t>(&onDependences));

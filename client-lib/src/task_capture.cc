@@ -14,6 +14,30 @@ std::vector<std::shared_ptr<TaskCapture::ThreadEvents>> TaskCapture::threads() c
   return threads_;
 }
 
+uint64_t TaskCapture::registerFunction(std::string_view name) {
+  std::lock_guard lock(functions_mutex_);
+  auto [it, inserted] = function_ids_.try_emplace(std::string(name), 0);
+  if (!inserted) return it->second;
+  it->second = kFunctionBit | ++next_function_;
+  function_names_.emplace(it->second, it->first);
+  return it->second;
+}
+
+uint64_t TaskCapture::registerRuntimeFunction(uint64_t runtime_id, std::string_view name) {
+  uint64_t id = runtimeFunctionId(runtime_id);
+  std::lock_guard lock(functions_mutex_);
+  function_names_[id] = std::string(name);
+  return id;
+}
+
+bool TaskCapture::functionName(uint64_t id, std::string* name) const {
+  std::lock_guard lock(functions_mutex_);
+  auto it = function_names_.find(id);
+  if (it == function_names_.end()) return false;
+  *name = it->second;
+  return true;
+}
+
 void TaskCapture::push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a, uint64_t b,
                        uint64_t c) {
   TaskEventRecord record{};

@@ -4,6 +4,8 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +52,25 @@ class TaskCapture {
   static uint64_t newId(ThreadEvents& t, bool implicit) {
     return (static_cast<uint64_t>(t.slot) << kSerialBits) | ++t.next_serial | (implicit ? kImplicitBit : 0);
   }
+  // Names of task functions that runtimes register (the C API, Ayudame),
+  // carried in kCreated's `b` where OMPT puts a code address. User-space
+  // code addresses stay below bit 47, so this bit tells the two apart.
+  static constexpr uint64_t kFunctionBit = uint64_t{1} << 62;
+  // Among registered ids: one a runtime numbered itself (Ayudame's), kept in
+  // the low bits. Mapping it by arithmetic, not by a table, lets ADDTASK
+  // name its function without a lookup, so without a lock.
+  static constexpr uint64_t kRuntimeFunctionBit = uint64_t{1} << 61;
+  static bool isFunctionId(uint64_t id) { return (id & kFunctionBit) != 0; }
+  static uint64_t runtimeFunctionId(uint64_t runtime_id) {
+    return kFunctionBit | kRuntimeFunctionBit | (runtime_id & (kRuntimeFunctionBit - 1));
+  }
+  // An id for `name`; the same name gets the same id again.
+  uint64_t registerFunction(std::string_view name);
+  // Names (or renames) the runtime's own function id; returns the registry id.
+  uint64_t registerRuntimeFunction(uint64_t runtime_id, std::string_view name);
+  // For the shipper; false for an id nobody registered.
+  bool functionName(uint64_t id, std::string* name) const;
+
   // A parent that can have no more children: its tracker goes, no event.
   static void parentDone(ThreadEvents& t, uint64_t parent) {
     if (!t.trackers.empty()) t.trackers.erase(parent);
@@ -75,6 +96,12 @@ class TaskCapture {
   const EventRing::Mode mode_;
   mutable std::mutex mutex_;  // threads_ only; never on the event path
   std::vector<std::shared_ptr<ThreadEvents>> threads_;
+  // Registration is rare and the shipper looks names up once per task, so
+  // one lock; the app's event path never takes it.
+  mutable std::mutex functions_mutex_;
+  std::unordered_map<uint64_t, std::string> function_names_;
+  std::unordered_map<std::string, uint64_t> function_ids_;
+  uint64_t next_function_ = 0;
 };
 
 }  // namespace nk::client

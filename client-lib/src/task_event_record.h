@@ -17,9 +17,10 @@ enum class TaskEventType : uint8_t {
   kRegionEnd,
 };
 
-// One OpenMP task event as captured on an application thread. Fixed-size and
-// trivially copyable so the hot path is a plain copy into a ring slot and the
-// shipper can translate it later, off the application's critical path. The
+// One task event as captured on an application thread. Fixed-size and
+// trivially copyable so the hot path is a plain copy into a ring slot, and
+// the shipper sends the records as bytes: this layout is tasks.proto's
+// PackedEvents, which the daemon reads (change both together). The
 // payload fields are generic so that every event type fits in one record;
 // what they mean depends on `type` (unused fields are 0):
 //   kCreated:     a = parent task id, b = task function code pointer (or id),

@@ -12,6 +12,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "connection_notifier.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 
 namespace v1 = nodekeeper::v1;
@@ -22,7 +23,7 @@ namespace {
 
 constexpr auto kInterval = std::chrono::milliseconds(5);
 constexpr auto kRetry = std::chrono::seconds(1);
-constexpr size_t kDrainChunk = 4096;
+constexpr size_t kDrainChunk = 16384;
 
 void say(const std::string& line) {
   std::string text = line + "\n";
@@ -80,7 +81,10 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
   }
   uint64_t dropped = 0;
   for (const auto& t : capture_.threads()) dropped += t->ring.dropped();
-  if (lost_ > 0 || dropped > 0 || debug_)
+  // The count is news when some events got through (the daemon went away
+  // mid-run) or the lossy buffers dropped some; a daemon never reached
+  // was said at the time.
+  if ((lost_ > 0 && shipped_ > 0) || dropped > 0 || debug_)
     say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost_) +
         " lost (no daemon), " + std::to_string(dropped) + " dropped (lossy buffers full)");
 }
@@ -90,6 +94,12 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
 // -rdynamic for their own functions), else the address itself.
 std::string TaskShipper::functionName(uint64_t code_address) {
   if (code_address == 0) return {};
+  // The C API's and Ayudame's ids carry the registry's bit, which no code address has.
+  if (TaskCapture::isFunctionId(code_address)) {
+    std::string name;
+    capture_.functionName(code_address, &name);
+    return name;
+  }
   auto [it, inserted] = names_.try_emplace(code_address);
   if (!inserted) return it->second;
   Dl_info info{};
@@ -139,65 +149,56 @@ bool TaskShipper::shipOnce() {
 
   std::vector<TaskEventRecord>& records = link.records;
   v1::TaskEventBatch& batch = link.batch;
-  batch.Clear();
   bool more = false;
+  clock_.calibrate();
+  // A batch per thread's chunk keeps every message under gRPC's 4 MiB
+  // limit, however many threads the program has.
   for (const auto& thread : capture_.threads()) {
     size_t n = thread->ring.drain(records);
+    if (n == 0) continue;
     more = more || n == records.size();
+    batch.Clear();
+    uint64_t last_named = 0;
     for (size_t i = 0; i < n; ++i) {
-      const TaskEventRecord& r = records[i];
-      v1::TaskEvent* e = batch.add_events();
-      e->set_timestamp_ns(static_cast<int64_t>(r.timestamp_ns));
-      e->set_thread(thread->slot);
-      switch (r.type) {
-        case TaskEventType::kCreated: {
-          auto* c = e->mutable_created();
-          c->set_task_id(r.task_id);
-          c->set_parent_id(r.a);
-          c->set_function(functionName(r.b));
-          c->set_priority(static_cast<int32_t>(static_cast<int64_t>(r.c)));
-          break;
-        }
-        case TaskEventType::kDependence: {
-          auto* d = e->mutable_dependency();
-          d->set_from_task(r.a);
-          d->set_to_task(r.task_id);
-          d->set_address(r.b);
-          d->set_kind(static_cast<v1::DependenceKind>(r.c));
-          break;
-        }
-        case TaskEventType::kQueued: e->mutable_queued()->set_task_id(r.task_id); break;
-        case TaskEventType::kStarted: e->mutable_started()->set_task_id(r.task_id); break;
-        case TaskEventType::kFinished: e->mutable_finished()->set_task_id(r.task_id); break;
-        case TaskEventType::kFailed: e->mutable_failed()->set_task_id(r.task_id); break;
-        case TaskEventType::kSync: {
-          auto* s = e->mutable_sync();
-          s->set_kind(static_cast<v1::TaskSync::Kind>(r.a));
-          s->set_task_id(r.task_id);
-          s->set_end(r.b != 0);
-          break;
-        }
-        case TaskEventType::kRegionBegin:
-        case TaskEventType::kRegionEnd: e->mutable_region()->set_end(r.type == TaskEventType::kRegionEnd); break;
-      }
+      TaskEventRecord& r = records[i];
+      r.timestamp_ns = clock_.toNs(r.timestamp_ns);
+      if (r.type != TaskEventType::kCreated || r.b == last_named) continue;
+      last_named = r.b;
+      if (!named_.insert(r.b).second) continue;
+      v1::FunctionName* f = batch.add_functions();
+      f->set_key(r.b);
+      f->set_name(functionName(r.b));
     }
+    // The records go as they are: tasks.proto's PackedEvents is their layout.
+    v1::PackedEvents* packed = batch.add_packed();
+    packed->set_thread(thread->slot);
+    packed->set_records(reinterpret_cast<const char*>(records.data()), n * sizeof(TaskEventRecord));
+    send(batch, n, now);
   }
-  if (batch.events_size() == 0) return more;
+  return more;
+}
+
+void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now) {
+  Link& link = *link_;
   if (link.writer && link.writer->Write(batch)) {
-    shipped_ += static_cast<uint64_t>(batch.events_size());
-    return more;
+    shipped_ += events;
+    return;
   }
   if (link.writer) {
     link.writer.reset();  // the daemon went away: try again later
     link.next_attempt = now + kRetry;
   }
-  lost_ += static_cast<uint64_t>(batch.events_size());
+  // A new stream is a new session, which must be told the names again.
+  named_.clear();
+  lost_ += events;
   if (!said_lost_) {
     said_lost_ = true;
+    // Once per process for an absent daemon, whichever part noticed first;
+    // a daemon lost mid-run is news, and said here.
+    if (shipped_ == 0 && ConnectionNotifier::processAbsenceSaid().exchange(true)) return;
     say("nodekeeper: task events are not reaching nodekeeperd (" + socket_path_ +
         "); the program runs on unchanged");
   }
-  return more;
 }
 
 }  // namespace nk::client

@@ -9,8 +9,14 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "event_clock.h"
 #include "task_capture.h"
+
+namespace nodekeeper::v1 {
+class TaskEventBatch;
+}
 
 namespace nk::client {
 
@@ -35,6 +41,7 @@ class TaskShipper {
  private:
   void run();
   bool shipOnce();
+  void send(const nodekeeper::v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now);
   std::string functionName(uint64_t code_address);
 
   TaskCapture& capture_;
@@ -46,6 +53,8 @@ class TaskShipper {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::unordered_map<uint64_t, std::string> names_;  // shipper thread only
+  std::unordered_set<uint64_t> named_;  // function keys the stream has been told
+  EventClock::Converter clock_;
   uint64_t shipped_ = 0, lost_ = 0;
   bool said_lost_ = false;
 };

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 
+#include "event_clock.h"
+
 namespace nk::client {
 
 namespace {
@@ -20,11 +22,8 @@ __attribute__((tls_model("initial-exec"))) thread_local TaskCapture::ThreadEvent
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_last_task = 0;
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_last_parent = 0;
 
-uint64_t nowNs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+// Ticks, not nanoseconds: the shipper converts them.
+uint64_t nowNs() { return EventClock::ticks(); }
 
 bool implicit(uint64_t id) { return (id & TaskCapture::kImplicitBit) != 0; }
 
@@ -32,9 +31,11 @@ bool implicit(uint64_t id) { return (id & TaskCapture::kImplicitBit) != 0; }
 
 TaskTool* TaskTool::instance() { return g_active.load(std::memory_order_acquire); }
 
-// Called under Client's lock, once per process.
+// Called under Client's lock: by the OMPT tool's initialisation, and by the
+// first call of the C API or AYU_event; the first one that is on wins.
 void TaskTool::start(const ClientOptions& options) {
   if (options.task_events == TaskEventMode::kOff || g_created) return;
+  EventClock::init();  // before the first event
   g_created = std::make_unique<TaskTool>(Key{}, options).release();
   g_created->shipper_.start();
   g_active.store(g_created, std::memory_order_release);
@@ -87,6 +88,26 @@ void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelle
 
 void TaskTool::sync(uint64_t task, uint64_t kind, bool end) {
   capture_.sync(thread(), implicit(task) ? 0 : task, kind, end, nowNs());
+}
+
+void TaskTool::runtimeTaskCreated(uint64_t task, uint64_t parent, uint64_t function, int32_t priority) {
+  capture_.createdWithId(thread(), task, parent, function, priority, nowNs());
+}
+
+void TaskTool::runtimeEdge(uint64_t from, uint64_t to, uint64_t address, DependenceKind kind) {
+  capture_.edge(thread(), from, to, address, kind, nowNs());
+}
+
+void TaskTool::runtimeTaskQueued(uint64_t task) { capture_.queued(thread(), task, nowNs()); }
+
+void TaskTool::runtimeTaskStarted(uint64_t task, uint32_t worker) {
+  capture_.started(thread(), task, worker, nowNs());
+}
+
+void TaskTool::runtimeTaskEnded(uint64_t task, bool failed) { capture_.finished(thread(), task, failed, nowNs()); }
+
+int TaskTool::ayudameEvent(int event, int64_t task, const void* data) {
+  return ayudame_.event(thread(), event, task, data, nowNs());
 }
 
 }  // namespace nk::client

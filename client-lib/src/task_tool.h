@@ -3,17 +3,19 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 
+#include "ayudame_translator.h"
 #include "client_options.h"
 #include "task_capture.h"
 #include "task_shipper.h"
 
 namespace nk::client {
 
-// Task events for OpenMP programs (NODEKEEPER_TASKS): the OMPT task
-// callbacks, in plain values, onto TaskCapture; a TaskShipper streams them.
-// Exists only while task events are on, so that a program without them
-// pays one null check in no callback at all (they are not registered).
+// Task events (NODEKEEPER_TASKS): the OMPT task callbacks, the task C API
+// and AYU_event, in plain values, onto TaskCapture; a TaskShipper streams
+// them. Exists only while task events are on, so that a program without
+// them pays one null check in no callback at all (they are not registered).
 class TaskTool {
  public:
   static TaskTool* instance();
@@ -27,6 +29,16 @@ class TaskTool {
   void taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelled, uint64_t next);
   void sync(uint64_t task, uint64_t kind, bool end);
 
+  // Runtimes that name their own tasks and edges (the C API, Ayudame).
+  uint64_t registerFunction(std::string_view name) { return capture_.registerFunction(name); }
+  void runtimeTaskCreated(uint64_t task, uint64_t parent, uint64_t function, int32_t priority);
+  void runtimeEdge(uint64_t from, uint64_t to, uint64_t address, DependenceKind kind);
+  void runtimeTaskQueued(uint64_t task);
+  void runtimeTaskStarted(uint64_t task, uint32_t worker);
+  void runtimeTaskEnded(uint64_t task, bool failed);
+  // AyudameTranslator::event's result.
+  int ayudameEvent(int event, int64_t task, const void* data);
+
  private:
   struct Key {
     explicit Key() = default;
@@ -39,6 +51,7 @@ class TaskTool {
   TaskCapture::ThreadEvents& thread();
 
   TaskCapture capture_;
+  AyudameTranslator ayudame_{capture_};
   TaskShipper shipper_;
 };
 

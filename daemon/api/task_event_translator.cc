@@ -111,7 +111,6 @@ std::string TaskEventTranslator::toGraphEvents(const v1::TaskEventBatch& batch, 
       return "packed events of thread " + std::to_string(packed.thread()) + " are " +
              std::to_string(packed.records().size()) + " bytes, not a whole number of " +
              std::to_string(sizeof(PackedRecord)) + "-byte records";
-    const auto thread = static_cast<int32_t>(packed.thread());
     forEachRecord(packed, [&](const PackedRecord& r) {
       GraphEvent g;
       g.timestamp_ns = static_cast<int64_t>(r.timestamp_ns);
@@ -131,8 +130,9 @@ std::string TaskEventTranslator::toGraphEvents(const v1::TaskEventBatch& batch, 
           break;
         case kQueued: g.type = GraphEvent::Type::kQueued; break;
         case kStarted:
+          // The runtime's worker number (OMPT: the thread's slot).
           g.type = GraphEvent::Type::kStarted;
-          g.thread = thread;
+          g.thread = static_cast<int32_t>(r.a);
           break;
         case kFinished: g.type = GraphEvent::Type::kFinished; break;
         case kFailed: g.type = GraphEvent::Type::kFailed; break;
@@ -160,7 +160,7 @@ void TaskEventTranslator::toStructured(const v1::TaskEventBatch& batch, v1::Task
       if (r.type >= kTypeCount) return;
       v1::TaskEvent* e = out.add_events();
       e->set_timestamp_ns(static_cast<int64_t>(r.timestamp_ns));
-      e->set_thread(packed.thread());
+      e->set_thread(r.type == kStarted ? static_cast<uint32_t>(r.a) : packed.thread());
       switch (r.type) {
         case kCreated: {
           auto* c = e->mutable_created();

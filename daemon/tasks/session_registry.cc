@@ -50,13 +50,20 @@ void SessionRegistry::close(uint64_t id) {
   if (s->recording) (void)s->recording->flush();
   s->recording.reset();
   s->info.live = false;
+  // Frontends read an ended session from its recording: its graph would
+  // only hold memory (a daemon outlives many programs).
+  s->info.tasks = s->graph.tasks().size();
+  s->info.edges = s->graph.edges().size();
+  s->graph = TaskGraph();
 }
 
 SessionRegistry::Info SessionRegistry::snapshot(Session& s) {
   std::lock_guard lock(s.mutex);
   Info info = s.info;
-  info.tasks = s.graph.tasks().size();
-  info.edges = s.graph.edges().size();
+  if (info.live) {
+    info.tasks = s.graph.tasks().size();
+    info.edges = s.graph.edges().size();
+  }
   return info;
 }
 

@@ -21,7 +21,8 @@ namespace nk {
 // The task sessions the daemon holds: one per publishing app, each with its
 // live graph and its append-only recording under the recordings
 // directory. Sessions stay listed (not live) after their app has gone, so
-// a frontend can still look at the graph; their recordings stay on disk.
+// a frontend can still look at the graph through the recording, which
+// stays on disk; the ended session's graph is freed.
 class SessionRegistry {
  public:
   struct Info {

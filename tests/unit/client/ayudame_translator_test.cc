@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <string>
 #include <vector>
 
 namespace nk::client {
@@ -20,7 +21,7 @@ TEST(AyudameTranslator, ATwoTaskRuntimeSessionBecomesTaskEvents) {
   TaskCapture capture(256, EventRing::Mode::kLossless);
   auto t = capture.attachThread();
   AyudameTranslator ayu(capture);
-  int64_t runtime = 3;
+  int runtime = 3;  // an enum ayu_runtime_t, as StarPU passes it
   EXPECT_EQ(ayu.event(*t, 1, 0, &runtime, 1), 0);  // PREINIT
   EXPECT_EQ(ayu.event(*t, 2, 0, nullptr, 2), 0);   // INIT
   EXPECT_EQ(ayu.event(*t, 4, 7, "potrf", 3), 0);   // REGISTERFUNCTION 7
@@ -48,13 +49,41 @@ TEST(AyudameTranslator, ATwoTaskRuntimeSessionBecomesTaskEvents) {
                                                TaskEventType::kStarted, TaskEventType::kFinished,
                                                TaskEventType::kFailed, TaskEventType::kSync}));
   EXPECT_EQ(r[0].task_id, 100u);
-  EXPECT_EQ(r[0].b, 7u);   // function id
+  EXPECT_EQ(r[0].b, TaskCapture::runtimeFunctionId(7));  // the runtime's function id, as a registry id
+  std::string name;
+  EXPECT_TRUE(capture.functionName(r[0].b, &name));
+  EXPECT_EQ(name, "potrf");
   EXPECT_EQ(r[1].c, 2u);   // priority
   EXPECT_EQ(r[2].task_id, 101u);
   EXPECT_EQ(r[2].a, 100u);
   EXPECT_EQ(r[2].b, 0x4000u);
   EXPECT_EQ(r[4].a, 2u);   // worker
   EXPECT_EQ(r[7].a, 2u);   // barrier
+}
+
+// Ayudame's function ids are the runtime's own: they must not be taken for
+// code addresses, nor collide with the C API's registered ids.
+TEST(AyudameTranslator, FunctionIdsBecomeRegistryIds) {
+  TaskCapture capture(64, EventRing::Mode::kLossless);
+  auto t = capture.attachThread();
+  AyudameTranslator ayu(capture);
+  uint64_t capi = capture.registerFunction("gemm");
+  EXPECT_EQ(ayu.event(*t, 4, 1, "potrf", 0), 0);
+  EXPECT_EQ(ayu.event(*t, 4, 2, "trsm", 0), 0);
+  EXPECT_EQ(ayu.event(*t, 4, 2, "trsm_renamed", 0), 0);  // a later registration renames
+  int64_t task[] = {2, 0};
+  EXPECT_EQ(ayu.event(*t, 5, 10, task, 1), 0);
+  auto r = drainAll(*t);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(TaskCapture::isFunctionId(r[0].b));
+  EXPECT_NE(r[0].b, capi);
+  EXPECT_NE(TaskCapture::runtimeFunctionId(1), capi);
+  std::string name;
+  ASSERT_TRUE(capture.functionName(r[0].b, &name));
+  EXPECT_EQ(name, "trsm_renamed");
+  EXPECT_EQ(ayu.functionName(1), "potrf");
+  ASSERT_TRUE(capture.functionName(capi, &name));
+  EXPECT_EQ(name, "gemm");
 }
 
 TEST(AyudameTranslator, BadCallsAreRefusedAndLeaveNoEvent) {

@@ -60,19 +60,39 @@ namespace {
 
 TEST(ClientOptions, TaskEventsAreOffUnlessAskedFor) {
   g_env.clear();
-  EXPECT_EQ(ClientOptions::fromEnvironment(&fakeGetenv).task_events, TaskEventMode::kOff);
+  auto unset = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_EQ(unset.task_events, TaskEventMode::kOff);
+  EXPECT_FALSE(unset.task_events_explicit);
   g_env = {{"NODEKEEPER_TASKS", "lossless"}, {"NODEKEEPER_TASK_BUFFER", "4096"}};
   auto options = ClientOptions::fromEnvironment(&fakeGetenv);
   EXPECT_EQ(options.task_events, TaskEventMode::kLossless);
+  EXPECT_TRUE(options.task_events_explicit);
   EXPECT_EQ(options.task_buffer_events, 4096u);
   g_env = {{"NODEKEEPER_TASKS", "lossy"}};
-  EXPECT_EQ(ClientOptions::fromEnvironment(&fakeGetenv).task_events, TaskEventMode::kLossy);
+  auto lossy = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_EQ(lossy.task_events, TaskEventMode::kLossy);
+  EXPECT_TRUE(lossy.task_events_explicit);
+}
+
+// Unset and off both leave OpenMP capture off; only an explicit off also
+// keeps the C API and AYU_event from starting it.
+TEST(ClientOptions, ExplicitOffIsToldApartFromUnset) {
+  for (const char* off : {"off", "0"}) {
+    g_env = {{"NODEKEEPER_TASKS", off}};
+    auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+    EXPECT_EQ(options.task_events, TaskEventMode::kOff) << off;
+    EXPECT_TRUE(options.task_events_explicit) << off;
+    EXPECT_TRUE(options.warnings.empty()) << off;
+  }
+  g_env = {{"NODEKEEPER_TASKS", ""}};
+  EXPECT_FALSE(ClientOptions::fromEnvironment(&fakeGetenv).task_events_explicit);
 }
 
 TEST(ClientOptions, BadTaskSettingsAreOneWarningEachAndIgnored) {
   g_env = {{"NODEKEEPER_TASKS", "maybe"}, {"NODEKEEPER_TASK_BUFFER", "12"}};
   auto options = ClientOptions::fromEnvironment(&fakeGetenv);
   EXPECT_EQ(options.task_events, TaskEventMode::kOff);
+  EXPECT_FALSE(options.task_events_explicit);  // an ignored value is as if unset
   EXPECT_EQ(options.task_buffer_events, 65536u);
   ASSERT_EQ(options.warnings.size(), 2u);
   EXPECT_NE(options.warnings[0].find("NODEKEEPER_TASKS=\"maybe\""), std::string::npos);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -87,6 +89,55 @@ TEST(TaskCapture, LossyRingsCountWhatDidNotFit) {
   for (int i = 0; i < 20; ++i) capture.created(*t, 0, 0, 0, i);
   EXPECT_EQ(t->ring.dropped(), 12u);
   EXPECT_EQ(drainAll(*t).size(), 8u);
+}
+
+// Names registered by the C API: one id per name, never one a code
+// address could be, found again by the shipper.
+TEST(TaskCapture, RegisteredFunctionsHaveMarkedIdsAndNames) {
+  TaskCapture capture(64, EventRing::Mode::kLossless);
+  uint64_t potrf = capture.registerFunction("potrf");
+  uint64_t gemm = capture.registerFunction("gemm");
+  EXPECT_NE(potrf, gemm);
+  EXPECT_EQ(capture.registerFunction("potrf"), potrf);  // again: the same id
+  for (uint64_t id : {potrf, gemm}) {
+    EXPECT_TRUE(TaskCapture::isFunctionId(id));
+    EXPECT_EQ(id & TaskCapture::kRuntimeFunctionBit, 0u);
+    EXPECT_EQ(id & TaskCapture::kImplicitBit, 0u);
+  }
+  EXPECT_FALSE(TaskCapture::isFunctionId(reinterpret_cast<uint64_t>(&capture)));
+  EXPECT_FALSE(TaskCapture::isFunctionId(0x7fffffffffffull));  // the top of user space
+  std::string name;
+  ASSERT_TRUE(capture.functionName(potrf, &name));
+  EXPECT_EQ(name, "potrf");
+  ASSERT_TRUE(capture.functionName(gemm, &name));
+  EXPECT_EQ(name, "gemm");
+  EXPECT_FALSE(capture.functionName(gemm + 1, &name));
+  EXPECT_FALSE(capture.functionName(TaskCapture::runtimeFunctionId(1), &name));
+  // A runtime's own numbering lands apart from the C API's.
+  uint64_t own = capture.registerRuntimeFunction(1, "trsm");
+  EXPECT_EQ(own, TaskCapture::runtimeFunctionId(1));
+  EXPECT_NE(own, potrf);
+  ASSERT_TRUE(capture.functionName(own, &name));
+  EXPECT_EQ(name, "trsm");
+  ASSERT_TRUE(capture.functionName(potrf, &name));
+  EXPECT_EQ(name, "potrf");
+}
+
+TEST(TaskCapture, RegistrationFromManyThreadsGivesOneIdPerName) {
+  TaskCapture capture(64, EventRing::Mode::kLossless);
+  constexpr int kThreads = 4, kNames = 200;
+  std::vector<std::vector<uint64_t>> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      for (int k = 0; k < kNames; ++k) ids[i].push_back(capture.registerFunction("f" + std::to_string(k)));
+    });
+  for (auto& th : threads) th.join();
+  for (int i = 1; i < kThreads; ++i) EXPECT_EQ(ids[i], ids[0]);
+  EXPECT_EQ(std::set<uint64_t>(ids[0].begin(), ids[0].end()).size(), static_cast<size_t>(kNames));
+  std::string name;
+  ASSERT_TRUE(capture.functionName(ids[0][17], &name));
+  EXPECT_EQ(name, "f17");
 }
 
 }  // namespace
