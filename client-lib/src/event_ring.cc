@@ -33,10 +33,11 @@ inline void cpuRelax() {
 
 }  // namespace
 
-EventRing::EventRing(size_t capacity, Mode mode)
+EventRing::EventRing(size_t capacity, Mode mode, StallPolicy stall)
     : capacity_(roundedCapacity(capacity)),
       mask_(capacity_ - 1),
       mode_(mode),
+      stall_(stall),
       slots_(std::make_unique<TaskEventRecord[]>(capacity_)) {}
 
 bool EventRing::refreshTailHasRoom(uint64_t head) {
@@ -50,17 +51,38 @@ bool EventRing::refreshTailHasRoom(uint64_t head) {
 // instructions.
 bool EventRing::pushWhenFull(const TaskEventRecord& event) {
   const uint64_t head = head_.load(std::memory_order_relaxed);
+  // Only this thread writes the counters, so load+store cannot lose an
+  // increment, and it avoids a locked instruction.
   if (mode_ == Mode::kLossy) {
-    // Only this thread writes the counter, so load+store cannot lose an
-    // increment, and it avoids a locked instruction on the hot path.
-    dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    drop();
     return false;
   }
+  if (stalled_) {
+    if (tail_.load(std::memory_order_relaxed) == stalled_at_tail_) {
+      drop();  // still stalled: no waiting at all
+      return false;
+    }
+    stalled_ = false;  // the consumer is back
+  }
+  std::chrono::steady_clock::time_point since{};
   for (int spins = 0; !refreshTailHasRoom(head); ++spins) {
     if (spins < kSpinsBeforeYield) {
       cpuRelax();
-    } else {
-      std::this_thread::yield();
+      continue;
+    }
+    std::this_thread::yield();
+    // The clock only now and then: this is a wait, not the hot path.
+    if (spins % 64 != 0) continue;
+    auto now = std::chrono::steady_clock::now();
+    if (since == std::chrono::steady_clock::time_point{}) {
+      since = now;
+    } else if (now - since >= stall_.limit) {
+      stalled_ = true;
+      stalled_at_tail_ = cached_tail_;
+      stalls_.store(stalls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      if (stall_.on_stall) stall_.on_stall();
+      drop();
+      return false;
     }
   }
   publish(head, event);

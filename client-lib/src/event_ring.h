@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -9,6 +10,17 @@
 #include "task_event_record.h"
 
 namespace nk::client {
+
+// Lossless, but the app must not hang on a consumer that stopped (a daemon
+// that hangs holds the shipper in its write): a producer that has waited
+// `limit` without the consumer taking anything drops events (counted)
+// until the consumer moves again. `on_stall` is called on the producer's
+// thread when such a spell begins. (Outside EventRing: GCC cannot take a
+// nested struct's member initialisers in the class's own default argument.)
+struct RingStallPolicy {
+  std::chrono::milliseconds limit{1000};
+  void (*on_stall)() = nullptr;
+};
 
 // Bounded single-producer single-consumer queue of task events. Each
 // application thread owns one ring and is its only producer; the shipping
@@ -21,13 +33,15 @@ namespace nk::client {
 class EventRing {
  public:
   enum class Mode {
-    kLossless,  // the producer waits while the ring is full
+    kLossless,  // the producer waits when the ring is full
     kLossy,     // the event is dropped and counted; never waits
   };
 
+  using StallPolicy = RingStallPolicy;
+
   // `capacity` is rounded up to a power of two (at least 2) so indexing is
   // a mask instead of a division.
-  EventRing(size_t capacity, Mode mode);
+  EventRing(size_t capacity, Mode mode, StallPolicy stall = {});
 
   // Copying or moving would hand the other side a stale index.
   EventRing(const EventRing&) = delete;
@@ -51,8 +65,11 @@ class EventRing {
   // `out`, returns how many.
   size_t drain(std::span<TaskEventRecord> out);
 
-  // Any thread; exact once the producer has stopped.
+  // Any thread; exact once the producer has stopped. Lossless rings drop
+  // only while stalled.
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  // Spells of a stalled consumer, any thread.
+  uint64_t stalls() const { return stalls_.load(std::memory_order_relaxed); }
 
   size_t capacity() const { return capacity_; }
 
@@ -68,6 +85,7 @@ class EventRing {
 
   bool refreshTailHasRoom(uint64_t head);
   bool pushWhenFull(const TaskEventRecord& event);
+  void drop() { dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
   void publish(uint64_t head, const TaskEventRecord& event) {
     slots_[head & mask_] = event;
@@ -80,6 +98,7 @@ class EventRing {
   const size_t capacity_;
   const uint64_t mask_;
   const Mode mode_;
+  const StallPolicy stall_;
   const std::unique_ptr<TaskEventRecord[]> slots_;
 
   // Producer's cache line: written by the producer, read by the consumer
@@ -90,6 +109,9 @@ class EventRing {
   // producer writes it, so a relaxed load+store (not a read-modify-write)
   // is enough.
   std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> stalls_{0};  // written by the producer only, as dropped_
+  bool stalled_ = false;             // producer only
+  uint64_t stalled_at_tail_ = 0;
 
   // Consumer's cache line. The class's alignment pads its end, so whatever
   // follows a ring in memory cannot share this line either.

@@ -4,7 +4,7 @@ namespace nk::client {
 
 std::shared_ptr<TaskCapture::ThreadEvents> TaskCapture::attachThread() {
   std::lock_guard lock(mutex_);
-  auto events = std::make_shared<ThreadEvents>(static_cast<uint32_t>(threads_.size() + 1), capacity_, mode_);
+  auto events = std::make_shared<ThreadEvents>(static_cast<uint32_t>(threads_.size() + 1), capacity_, mode_, stall_);
   threads_.push_back(events);
   return events;
 }

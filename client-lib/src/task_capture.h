@@ -26,7 +26,8 @@ namespace nk::client {
 class TaskCapture {
  public:
   struct ThreadEvents {
-    ThreadEvents(uint32_t slot, size_t capacity, EventRing::Mode mode) : slot(slot), ring(capacity, mode) {}
+    ThreadEvents(uint32_t slot, size_t capacity, EventRing::Mode mode, EventRing::StallPolicy stall = {})
+        : slot(slot), ring(capacity, mode, stall) {}
     const uint32_t slot;
     EventRing ring;
     uint64_t next_serial = 0;
@@ -35,7 +36,8 @@ class TaskCapture {
     std::vector<DependenceEdge> edges;  // scratch, reused
   };
 
-  TaskCapture(size_t ring_capacity, EventRing::Mode mode) : capacity_(ring_capacity), mode_(mode) {}
+  TaskCapture(size_t ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall = {})
+      : capacity_(ring_capacity), mode_(mode), stall_(stall) {}
 
   // Once per thread (thread_begin): its events and a slot in task ids.
   std::shared_ptr<ThreadEvents> attachThread();
@@ -94,6 +96,7 @@ class TaskCapture {
 
   const size_t capacity_;
   const EventRing::Mode mode_;
+  const EventRing::StallPolicy stall_;
   mutable std::mutex mutex_;  // threads_ only; never on the event path
   std::vector<std::shared_ptr<ThreadEvents>> threads_;
   // Registration is rare and the shipper looks names up once per task, so

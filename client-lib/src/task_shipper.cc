@@ -64,6 +64,16 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
     stopping_ = true;
   }
   wake_.notify_all();
+  {
+    // A write the daemon does not take (it hangs) holds the shipper: after
+    // `grace`, the stream is cancelled, which ends the write.
+    std::unique_lock lock(mutex_);
+    if (!wake_.wait_for(lock, grace, [&] { return exited_; })) {
+      lock.unlock();
+      std::lock_guard context_lock(context_mutex_);
+      if (link_->context) link_->context->TryCancel();
+    }
+  }
   thread_.join();
   if (link_->writer) {
     // A daemon that hangs must not hold the program at exit: Finish runs
@@ -79,14 +89,18 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
     if (finished.wait_for(grace) != std::future_status::ready) link->context->TryCancel();
     closer.join();
   }
-  uint64_t dropped = 0;
-  for (const auto& t : capture_.threads()) dropped += t->ring.dropped();
+  uint64_t dropped = 0, stalls = 0;
+  for (const auto& t : capture_.threads()) {
+    dropped += t->ring.dropped();
+    stalls += t->ring.stalls();
+  }
   // The count is news when some events got through (the daemon went away
   // mid-run) or the lossy buffers dropped some; a daemon never reached
   // was said at the time.
   if ((lost_ > 0 && shipped_ > 0) || dropped > 0 || debug_)
     say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost_) +
-        " lost (no daemon), " + std::to_string(dropped) + " dropped (lossy buffers full)");
+        " lost (no daemon), " + std::to_string(dropped) + " dropped (" +
+        (stalls > 0 ? "the daemon stalled" : "lossy buffers full") + ")");
 }
 
 // A task's name: the function that holds its construct and the construct's
@@ -129,7 +143,11 @@ void TaskShipper::run() {
     lock.unlock();
     bool more = shipOnce();
     lock.lock();
-    if (stopping && !more) return;
+    if (stopping && !more) {
+      exited_ = true;
+      wake_.notify_all();
+      return;
+    }
     if (!more) wake_.wait_for(lock, kInterval, [&] { return stopping_; });
   }
 }
@@ -142,7 +160,11 @@ bool TaskShipper::shipOnce() {
   if (!link.writer && now >= link.next_attempt && std::filesystem::exists(socket_path_)) {
     link.channel = grpc::CreateChannel("unix:" + socket_path_, grpc::InsecureChannelCredentials());
     link.stub = v1::TasksService::NewStub(link.channel);
-    link.context = std::make_unique<grpc::ClientContext>();
+    {
+      std::lock_guard context_lock(context_mutex_);  // stop() may cancel it
+      link.context = std::make_unique<grpc::ClientContext>();
+      if (stopping()) link.context->TryCancel();  // stop() looked before it existed
+    }
     link.writer = link.stub->Publish(link.context.get(), &link.ack);
   }
   if (!link.writer) link.next_attempt = now + kRetry;

@@ -41,6 +41,10 @@ class TaskShipper {
  private:
   void run();
   bool shipOnce();
+  bool stopping() {
+    std::lock_guard lock(mutex_);
+    return stopping_;
+  }
   void send(const nodekeeper::v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now);
   std::string functionName(uint64_t code_address);
 
@@ -52,6 +56,8 @@ class TaskShipper {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool exited_ = false;        // run() has returned
+  std::mutex context_mutex_;  // link_->context: made by run(), cancelled by stop()
   std::unordered_map<uint64_t, std::string> names_;  // shipper thread only
   std::unordered_set<uint64_t> named_;  // function keys the stream has been told
   EventClock::Converter clock_;

@@ -1,5 +1,7 @@
 #include "task_tool.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 
@@ -48,9 +50,26 @@ void TaskTool::stop() {
   if (tool) tool->shipper_.stop(std::chrono::milliseconds(1000));
 }
 
+namespace {
+
+// On the app thread that found its buffer stuck, once per process: the
+// exit summary gives the count.
+void sayStalled() {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  static const char line[] =
+      "nodekeeper: nodekeeperd has taken no task events for 1 s; dropping them (counted) until it does; "
+      "the program runs on\n";
+  ssize_t ignored = ::write(STDERR_FILENO, line, sizeof line - 1);
+  (void)ignored;
+}
+
+}  // namespace
+
 TaskTool::TaskTool(Key, const ClientOptions& options)
     : capture_(options.task_buffer_events,
-               options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless),
+               options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless,
+               EventRing::StallPolicy{std::chrono::milliseconds(1000), &sayStalled}),
       shipper_(capture_, options.socket_path, options.debug) {}
 
 TaskCapture::ThreadEvents& TaskTool::thread() {

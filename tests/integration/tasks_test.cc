@@ -3,9 +3,11 @@
 // them; the graph rebuilt from the recording file is checked exactly.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -68,10 +70,13 @@ class TasksTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  ProcessResult runProgram(const std::vector<std::string>& args, const std::string& mode = "lossless") {
+  ProcessResult runProgram(const std::vector<std::string>& args, const std::string& mode = "lossless",
+                           const std::vector<std::string>& extra_env = {}) {
     std::vector<std::string> argv = {"/usr/bin/env", "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
                                      "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=" + mode,
-                                     "OMP_NUM_THREADS=4", envOr("NK_TASKS_PROGRAM")};
+                                     "OMP_NUM_THREADS=4"};
+    argv.insert(argv.end(), extra_env.begin(), extra_env.end());
+    argv.push_back(envOr("NK_TASKS_PROGRAM"));
     argv.insert(argv.end(), args.begin(), args.end());
     return nk::test::runProgram(argv, std::nullopt, std::chrono::seconds(60));
   }
@@ -371,6 +376,22 @@ TEST_F(TasksTest, OnlyTheOwnerOrAnAdminMayWatchASession) {
   }
   EXPECT_TRUE(reader->Finish().ok());
   EXPECT_EQ(created, 20);
+}
+
+// A daemon that hangs (stopped here) takes no events: a lossless program
+// with a small buffer stops waiting for it after a second, drops what does
+// not fit (counted), finishes with the right result and exits.
+TEST_F(TasksTest, AHungDaemonDoesNotHoldALosslessProgram) {
+  ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult run = runProgram({"fib", "16"}, "lossless", {"NODEKEEPER_TASK_BUFFER=64"});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ::kill(daemon_.pid(), SIGCONT);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("fib=987"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("nodekeeperd has taken no task events for 1 s"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("dropped (the daemon stalled)"), std::string::npos) << run.err;
+  EXPECT_LT(seconds, 50.0) << "the runner's own limit is 60 s";
 }
 
 TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {

@@ -270,5 +270,38 @@ TEST(EventRing, LossyModeAccountsForEveryEventAcrossThreads) {
   EXPECT_GT(received, 0u);
 }
 
+std::atomic<int> g_stall_calls{0};
+void countStall() { g_stall_calls.fetch_add(1); }
+
+// A consumer that takes nothing for the stall limit makes a lossless
+// producer drop (counted) instead of waiting forever, and without waiting
+// again while it stays stuck; once it drains, events are kept again.
+TEST(EventRing, LosslessProducerStopsWaitingForAStalledConsumer) {
+  g_stall_calls = 0;
+  EventRing ring(4, Mode::kLossless, {std::chrono::milliseconds(50), &countStall});
+  for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(ring.push(eventWithId(4)));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
+  EXPECT_EQ(ring.stalls(), 1u);
+  EXPECT_EQ(g_stall_calls.load(), 1);
+  EXPECT_FALSE(ring.push(eventWithId(5)));  // still stuck: dropped at once
+  EXPECT_EQ(ring.dropped(), 2u);
+  EXPECT_EQ(g_stall_calls.load(), 1);
+
+  std::vector<TaskEventRecord> out(2);
+  ASSERT_EQ(ring.drain(out), 2u);
+  expectIsEventWithId(out[0], 0);
+  EXPECT_TRUE(ring.push(eventWithId(6)));
+  EXPECT_TRUE(ring.push(eventWithId(7)));
+  out.resize(4);
+  ASSERT_EQ(ring.drain(out), 4u);
+  expectIsEventWithId(out[0], 2);
+  expectIsEventWithId(out[1], 3);
+  expectIsEventWithId(out[2], 6);
+  expectIsEventWithId(out[3], 7);
+  EXPECT_EQ(ring.stalls(), 1u);
+}
+
 }  // namespace
 }  // namespace nk::client
