@@ -24,6 +24,7 @@
 #include "cli/tasks_formatter.h"
 #include "api/task_event_translator.h"
 #include "cli/graphviz_renderer.h"
+#include "cli/recording_loader.h"
 #include "tasks/graph_exporter.h"
 #include "tasks/otf2_exporter.h"
 #include "tasks/task_graph.h"
@@ -301,12 +302,33 @@ int CommandRunner::tasks(const Invocation& invocation, TasksClient& client) {
   return 0;
 }
 
+// SESSION as the daemon knows it (id or pid), or a recording's file (a
+// path: it has a slash or ends in .nkrec), read here without a daemon. A
+// damaged recording is used up to its last good frame, said on stderr.
+Result<RecordedGraph> CommandRunner::recordedGraph(const Invocation& invocation, TasksClient& client,
+                                                   std::string_view command) {
+  const std::string& selector = invocation.positionals.at(0);
+  Result<RecordedGraph> recorded = [&]() -> Result<RecordedGraph> {
+    if (selector.find('/') != std::string::npos || selector.ends_with(".nkrec")) {
+      auto loaded = RecordingLoader::load(selector);
+      if (!loaded) return Error{loaded.error().code, std::string(command) + ": " + loaded.error().message};
+      return loaded;
+    }
+    auto id = client.resolveSession(selector, command);
+    if (!id) return id.error();
+    return client.graph(*id);
+  }();
+  if (recorded && !recorded->damage.empty())
+    err_ << "nodekeeper: warning: " << recorded->damage << "; using the " << recorded->graph.tasks().size()
+         << " tasks recorded before it\n";
+  return recorded;
+}
+
 int CommandRunner::tasksStats(const Invocation& invocation, TasksClient& client) {
-  auto id = client.resolveSession(invocation.positionals.at(0), "tasks stats");
-  if (!id) return fail(id.error().message);
-  auto graph = client.graph(*id);
-  if (!graph) return fail(graph.error().message);
-  out_ << (invocation.global.json ? TasksFormatter::statsJson(*id, *graph) : TasksFormatter::statsText(*id, *graph));
+  auto recorded = recordedGraph(invocation, client, "tasks stats");
+  if (!recorded) return fail(recorded.error().message);
+  out_ << (invocation.global.json ? TasksFormatter::statsJson(recorded->label, recorded->graph)
+                                  : TasksFormatter::statsText(recorded->label, recorded->graph));
   return 0;
 }
 
@@ -332,10 +354,9 @@ int CommandRunner::exportSession(const Invocation& invocation, TasksClient& clie
   auto path = invocation.options.value("out");
   if (!path || path->empty()) return fail("export: --out PATH is required (- for standard output)");
   if (*format == "otf2" && *path == "-") return fail("export: an OTF2 archive is a directory; --out cannot be -");
-  auto id = client.resolveSession(invocation.positionals.at(0), "export");
-  if (!id) return fail(id.error().message);
-  auto graph = client.graph(*id);
-  if (!graph) return fail(graph.error().message);
+  auto recorded = recordedGraph(invocation, client, "export");
+  if (!recorded) return fail(recorded.error().message);
+  const TaskGraph* graph = &recorded->graph;
   if (*format == "otf2") {
     std::string error;
     std::filesystem::path dir(*path);
@@ -357,7 +378,7 @@ int CommandRunner::exportSession(const Invocation& invocation, TasksClient& clie
     if (!out) return fail("export: writing " + *path + " failed");
   }
   if (*path != "-")
-    err_ << "nodekeeper: session " << *id << ": " << graph->tasks().size() << " tasks, " << graph->edges().size()
+    err_ << "nodekeeper: " << recorded->label << ": " << graph->tasks().size() << " tasks, " << graph->edges().size()
          << " edges written to " << *path << (*format == "otf2" ? "/traces.otf2" : "") << "\n";
   return 0;
 }
@@ -367,12 +388,10 @@ int CommandRunner::graph(const Invocation& invocation, TasksClient& client) {
   if (format != "svg" && format != "dot") return fail("graph: --format is svg or dot, not '" + format + "'");
   std::string path = invocation.options.value("out").value_or("-");
   if (path.empty()) return fail("graph: --out needs a path (or - for standard output)");
-  auto id = client.resolveSession(invocation.positionals.at(0), "graph");
-  if (!id) return fail(id.error().message);
-  auto graph = client.graph(*id);
-  if (!graph) return fail(graph.error().message);
+  auto recorded = recordedGraph(invocation, client, "graph");
+  if (!recorded) return fail(recorded.error().message);
   std::ostringstream dot;
-  GraphExporter::dot(*graph, dot);
+  GraphExporter::dot(recorded->graph, dot);
   if (format == "dot") return writeOutput("graph", path, dot.str());
   auto svg = GraphvizRenderer::toSvg(dot.str());
   if (!svg) return fail("graph: " + svg.error().message);

@@ -4,6 +4,9 @@
 #include <string>
 #include <string_view>
 
+#include "cli/tasks_client.h"
+#include "common/result.h"
+
 namespace nodekeeper::v1 {
 class FrequencyPolicies;
 }
@@ -38,6 +41,7 @@ class CommandRunner {
   int whoAmI(const Invocation& invocation, NodeClient& client);
   int apps(const Invocation& invocation, AppsClient& client);
   int tasks(const Invocation& invocation, TasksClient& client);
+  Result<RecordedGraph> recordedGraph(const Invocation& invocation, TasksClient& client, std::string_view command);
   int tasksStats(const Invocation& invocation, TasksClient& client);
   int exportSession(const Invocation& invocation, TasksClient& client);
   int graph(const Invocation& invocation, TasksClient& client);

@@ -169,7 +169,10 @@ CommandTable::CommandTable() {
        "so far: its tasks by state (not_queued, queued, running, finished) and, per\n"
        "task function, the number of finished runs and their total, mean, shortest and\n"
        "longest run time, longest total first. Needs the session's owner or the admin\n"
-       "role.\n"},
+       "role.\n"
+       "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
+       "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
+       "its last good frame, with a warning.\n"},
       {CommandId::kExport, {"export"}, {"SESSION"},
        {{"format", 0, true, "FORMAT", "otf2, perfetto (trace-event JSON) or dot (Graphviz)"},
         {"out", 0, true, "PATH", "file to write (- for standard output); for otf2 a new directory"}},
@@ -181,7 +184,10 @@ CommandTable::CommandTable() {
        "--format perfetto: Chrome/Perfetto trace-event JSON, one slice per task run on\n"
        "its thread, a flow arrow per dependence (open it in ui.perfetto.dev).\n"
        "--format dot: Graphviz, fill colour by function, border by state, edges\n"
-       "labelled with their addresses. Needs the session's owner or the admin role.\n"},
+       "labelled with their addresses. Needs the session's owner or the admin role.\n"
+       "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
+       "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
+       "its last good frame, with a warning.\n"},
       {CommandId::kGraph, {"graph"}, {"SESSION"},
        {{"format", 0, true, "FORMAT", "svg (default; needs Graphviz's dot) or dot"},
         {"out", 0, true, "PATH", "file to write (default: standard output)"}},
@@ -192,7 +198,10 @@ CommandTable::CommandTable() {
        "queued, green: running, black: finished; dashed: failed), an edge per\n"
        "dependence labelled with its address. --format svg renders through\n"
        "Graphviz's dot (package graphviz).\n"
-       "Needs the session's owner or the admin role.\n"},
+       "Needs the session's owner or the admin role.\n"
+       "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
+       "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
+       "its last good frame, with a warning.\n"},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"

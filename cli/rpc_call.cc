@@ -58,6 +58,7 @@ ErrorCode errorCode(grpc::StatusCode code) {
     case grpc::StatusCode::UNAVAILABLE: return ErrorCode::kUnavailable;
     case grpc::StatusCode::OUT_OF_RANGE: return ErrorCode::kOutOfRange;
     case grpc::StatusCode::UNIMPLEMENTED: return ErrorCode::kUnimplemented;
+    case grpc::StatusCode::DATA_LOSS: return ErrorCode::kDataLoss;
     default: return ErrorCode::kInternal;
   }
 }

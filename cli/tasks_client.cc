@@ -68,17 +68,19 @@ Result<uint64_t> TasksClient::resolveSession(std::string_view selector, std::str
   return id;
 }
 
-Result<TaskGraph> TasksClient::graph(uint64_t session) {
-  TaskGraph graph;
+Result<RecordedGraph> TasksClient::graph(uint64_t session) {
+  RecordedGraph recorded;
+  recorded.label = "session " + std::to_string(session);
   std::vector<GraphEvent> events;
   TaskEventTranslator translator;
   Status watched = watch(session, [&](const pb::TaskEventBatch& batch) {
     (void)translator.toGraphEvents(batch, events);  // the daemon checked the batch before recording it
-    for (const GraphEvent& e : events) graph.apply(e);
+    for (const GraphEvent& e : events) recorded.graph.apply(e);
     return true;
   });
-  if (!watched) return watched.error();
-  return graph;
+  if (!watched && watched.error().code != ErrorCode::kDataLoss) return watched.error();
+  if (!watched) recorded.damage = watched.error().message;
+  return recorded;
 }
 
 }  // namespace nk::cli

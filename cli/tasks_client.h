@@ -13,6 +13,14 @@
 
 namespace nk::cli {
 
+// A task graph read from a recording (through the daemon or from its
+// file), and where the recording stopped being readable, if it did.
+struct RecordedGraph {
+  std::string label;   // "session 3" or the file's path
+  TaskGraph graph;
+  std::string damage;  // empty: the whole recording was read
+};
+
 // The CLI's side of nodekeeper.v1.TasksService, with a deadline on every
 // call and one-line errors, like AppsClient.
 class TasksClient {
@@ -30,8 +38,9 @@ class TasksClient {
   // SESSION as users give it: a session id, else a pid (its newest
   // session). `command` starts the error messages.
   Result<uint64_t> resolveSession(std::string_view selector, std::string_view command);
-  // The session's graph as recorded so far.
-  Result<TaskGraph> graph(uint64_t session);
+  // The session's graph as recorded so far; a damaged recording gives the
+  // graph up to its last good frame, and says where it stopped.
+  Result<RecordedGraph> graph(uint64_t session);
 
  private:
   struct Impl;

@@ -69,9 +69,9 @@ std::string functionLabel(const TaskGraph& graph, uint32_t index) {
 
 }  // namespace
 
-std::string TasksFormatter::statsText(uint64_t session, const TaskGraph& graph) {
+std::string TasksFormatter::statsText(const std::string& source, const TaskGraph& graph) {
   const auto& counts = graph.countsByState();
-  std::string text = "Session " + std::to_string(session) + ": " + std::to_string(graph.tasks().size()) + " tasks (";
+  std::string text = source + ": " + std::to_string(graph.tasks().size()) + " tasks (";
   for (int s = 1; s <= 4; ++s) text += std::string(s > 1 ? ", " : "") + kStateNames[s] + " " + std::to_string(counts[s]);
   text += "), " + std::to_string(graph.edges().size()) + " dependences\n";
   auto order = byTotalTime(graph);
@@ -92,7 +92,7 @@ std::string TasksFormatter::statsText(uint64_t session, const TaskGraph& graph) 
   return text + table.render();
 }
 
-std::string TasksFormatter::statsJson(uint64_t session, const TaskGraph& graph) {
+std::string TasksFormatter::statsJson(const std::string& source, const TaskGraph& graph) {
   Json states = Json::object();
   for (int s = 1; s <= 4; ++s) states[kStateNames[s]] = graph.countsByState()[s];
   Json functions = Json::array();
@@ -105,7 +105,7 @@ std::string TasksFormatter::statsJson(uint64_t session, const TaskGraph& graph) 
                          {"min_ns", st.min_ns},
                          {"max_ns", st.max_ns}});
   }
-  return Json{{"session_id", session},
+  return Json{{"source", source},
               {"tasks", graph.tasks().size()},
               {"edges", graph.edges().size()},
               {"states", states},

@@ -14,8 +14,9 @@ class TasksFormatter {
   static std::string sessionsJson(const nodekeeper::v1::SessionList& sessions);
   // "tasks stats": tasks by state, then run times per function, longest
   // total first.
-  static std::string statsText(uint64_t session, const TaskGraph& graph);
-  static std::string statsJson(uint64_t session, const TaskGraph& graph);
+  // `source`: "session 3", or a recording's path.
+  static std::string statsText(const std::string& source, const TaskGraph& graph);
+  static std::string statsJson(const std::string& source, const TaskGraph& graph);
 };
 
 }  // namespace nk::cli

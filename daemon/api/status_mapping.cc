@@ -13,6 +13,7 @@ grpc::Status toGrpcStatus(const Error& error) {
     case ErrorCode::kOutOfRange: code = grpc::StatusCode::OUT_OF_RANGE; break;
     case ErrorCode::kInternal: code = grpc::StatusCode::INTERNAL; break;
     case ErrorCode::kUnimplemented: code = grpc::StatusCode::UNIMPLEMENTED; break;
+    case ErrorCode::kDataLoss: code = grpc::StatusCode::DATA_LOSS; break;
   }
   return grpc::Status(code, error.message);
 }

@@ -113,7 +113,7 @@ grpc::Status TasksServiceImpl::Watch(grpc::ServerContext* context, const v1::Wat
     if (!reader->stopReason().empty()) {
       // Mid-append is not damage while the session is live.
       if (!(live && reader->resumeAfterTruncation()))
-        return toGrpcStatus(internalError("task session " + std::to_string(info->id) + ": " + reader->stopReason()));
+        return toGrpcStatus(dataLoss("task session " + std::to_string(info->id) + ": " + reader->stopReason()));
     }
     if (!request->follow() || !live) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -17,6 +17,7 @@ enum class ErrorCode {
   kOutOfRange,
   kInternal,
   kUnimplemented,
+  kDataLoss,  // stored data is damaged (a recording past its last good frame)
 };
 
 struct Error {
@@ -30,6 +31,7 @@ inline Error permissionDenied(std::string message) { return {ErrorCode::kPermiss
 inline Error failedPrecondition(std::string message) { return {ErrorCode::kFailedPrecondition, std::move(message)}; }
 inline Error unavailable(std::string message) { return {ErrorCode::kUnavailable, std::move(message)}; }
 inline Error internalError(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
+inline Error dataLoss(std::string message) { return {ErrorCode::kDataLoss, std::move(message)}; }
 
 // Value or error; domain calls return this instead of throwing so that the
 // gRPC layer and the C ABI can translate failures without try/catch.

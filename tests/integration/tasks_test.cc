@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -392,6 +393,65 @@ TEST_F(TasksTest, AHungDaemonDoesNotHoldALosslessProgram) {
   EXPECT_NE(run.err.find("nodekeeperd has taken no task events for 1 s"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("dropped (the daemon stalled)"), std::string::npos) << run.err;
   EXPECT_LT(seconds, 50.0) << "the runner's own limit is 60 s";
+}
+
+// A recording cut inside a frame (a crash while appending) or with a flipped
+// byte is read up to its last good frame, from its file without a daemon
+// and through the daemon, with one warning that says where it stopped.
+TEST_F(TasksTest, DamagedRecordingsAreReadUpToTheLastGoodFrame) {
+  ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  std::filesystem::path file;
+  for (const auto& entry : std::filesystem::directory_iterator(daemon_.stateDir() / "recordings"))
+    if (entry.path().extension() == ".nkrec") file = entry.path();
+  ASSERT_FALSE(file.empty());
+  std::string whole = readFile(file);
+  auto cut = dir_ / "cut.nkrec";
+  {
+    std::ofstream out(cut, std::ios::binary);
+    out << whole.substr(0, 40);  // past the file's header, inside the first frame
+  }
+  std::string socket = daemon_.socket().string();
+  ProcessResult offline = nk::test::runProgram({cliPath(), "--socket", "/nonexistent.sock", "--json", "tasks",
+                                                "stats", cut.string()});
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_NE(offline.err.find("nodekeeper: warning: " + cut.string()), std::string::npos) << offline.err;
+  EXPECT_NE(offline.err.find("byte offset"), std::string::npos) << offline.err;
+  auto json = nlohmann::json::parse(offline.out);
+  EXPECT_EQ(json["tasks"], 0) << offline.out;
+  EXPECT_NE(offline.err.find("using the 0 tasks recorded before it"), std::string::npos) << offline.err;
+  // The whole file, offline, has everything.
+  ProcessResult full = nk::test::runProgram({cliPath(), "--json", "tasks", "stats", file.string()});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_EQ(full.err, "");
+  EXPECT_EQ(nlohmann::json::parse(full.out)["states"]["finished"], 20);
+
+  // Through the daemon: the ended session's recording with a byte flipped
+  // in its last frame.
+  whole[whole.size() - 3] ^= 0x5a;
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << whole;
+  }
+  ProcessResult viaDaemon = nk::test::runProgram(
+      {cliPath(), "--socket", socket, "export", std::to_string(list[0].session_id()), "--format", "dot", "--out", "-"});
+  ASSERT_EQ(viaDaemon.exit_code, 0) << viaDaemon.err;
+  EXPECT_NE(viaDaemon.err.find("nodekeeper: warning: task session " + std::to_string(list[0].session_id())),
+            std::string::npos)
+      << viaDaemon.err;
+  EXPECT_NE(viaDaemon.err.find("checksum"), std::string::npos) << viaDaemon.err;
+  EXPECT_NE(viaDaemon.out.find("digraph tasks"), std::string::npos);
+  // Not a recording at all: one clear line, exit 1.
+  auto junk = dir_ / "junk.nkrec";
+  {
+    std::ofstream out(junk);
+    out << "not a recording";
+  }
+  ProcessResult bad = nk::test::runProgram({cliPath(), "tasks", "stats", junk.string()});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("nodekeeper: tasks stats: "), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find(junk.string()), std::string::npos) << bad.err;
 }
 
 TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {
