@@ -31,5 +31,5 @@ done
 if [[ -x "$build/bench/task_events_bench" && -x "$build/bench/task_events_program" ]]; then
   echo
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
-    "$build/bench/task_events_bench"
+    NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" "$build/bench/task_events_bench"
 fi

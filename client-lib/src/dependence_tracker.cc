@@ -27,18 +27,19 @@ void DependenceTracker::declare(uint64_t task, std::span<const Dependence> deps,
   // All predecessors are found before any state changes, so that a task's
   // own earlier entries (in, then out, on one address) do not order it
   // after itself or hide the task it really waits for.
+  states_.clear();
   for (const Dependence& dep : deps) {
-    auto it = by_address_.find(dep.address);
-    if (it == by_address_.end()) continue;
-    const AddressState& state = it->second;
+    AddressState& state = by_address_[dep.address];  // a new one has no writer: no edge
+    states_.push_back(&state);
     if (!writes(dep.kind) || state.readers_since_write.empty()) {
       addEdge(edges, first, {state.last_writer, task, dep.address, dep.kind});
     } else {
       for (uint64_t reader : state.readers_since_write) addEdge(edges, first, {reader, task, dep.address, dep.kind});
     }
   }
-  for (const Dependence& dep : deps) {
-    AddressState& state = by_address_[dep.address];
+  for (size_t i = 0; i < deps.size(); ++i) {
+    const Dependence& dep = deps[i];
+    AddressState& state = *states_[i];
     if (writes(dep.kind)) {
       state.last_writer = task;
       state.readers_since_write.clear();

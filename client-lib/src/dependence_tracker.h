@@ -47,6 +47,9 @@ class DependenceTracker {
     std::vector<uint64_t> readers_since_write;
   };
   std::unordered_map<uint64_t, AddressState> by_address_;
+  // Scratch for declare(): each dependence's state, looked up once
+  // (references into the map survive its rehashing).
+  std::vector<AddressState*> states_;
 };
 
 }  // namespace nk::client

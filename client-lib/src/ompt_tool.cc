@@ -42,10 +42,15 @@ void onTaskCreate(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task, i
 void onDependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
   TaskTool* tool = TaskTool::instance();
   if (!tool || !task || count <= 0) return;
-  // Small and rare enough per task to build on the stack-sized vector; the
-  // kinds libomp 14 reports: in, out (as inout), inout, mutexinoutset.
-  thread_local std::vector<Dependence> converted;
-  converted.clear();
+  // On the stack for the usual few (a thread_local vector in a shared
+  // library costs a TLS lookup per call). The kinds libomp 14 reports: in,
+  // out (as inout), inout, mutexinoutset.
+  constexpr int kOnStack = 16;
+  Dependence on_stack[kOnStack];
+  std::vector<Dependence> on_heap;
+  if (count > kOnStack) on_heap.resize(static_cast<size_t>(count));
+  Dependence* converted = count > kOnStack ? on_heap.data() : on_stack;
+  size_t n = 0;
   for (int i = 0; i < count; ++i) {
     DependenceKind kind;
     switch (deps[i].dependence_type) {
@@ -56,9 +61,9 @@ void onDependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) 
       case ompt_dependence_type_inoutset: kind = DependenceKind::kInout; break;
       default: continue;  // doacross source/sink: not task dependences
     }
-    converted.push_back({reinterpret_cast<uint64_t>(deps[i].variable.ptr), kind});
+    converted[n++] = {reinterpret_cast<uint64_t>(deps[i].variable.ptr), kind};
   }
-  tool->dependences(task->value, converted);
+  tool->dependences(task->value, std::span<const Dependence>(converted, n));
 }
 
 void onTaskSchedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {

@@ -73,7 +73,11 @@ void TaskCapture::queued(ThreadEvents& t, uint64_t task, uint64_t now_ns) {
 void TaskCapture::dependences(ThreadEvents& t, uint64_t parent, uint64_t task, std::span<const Dependence> deps,
                               uint64_t now_ns) {
   t.edges.clear();
-  t.trackers[parent].declare(task, deps, t.edges);
+  if (parent != t.tracked_parent || !t.tracker) {
+    t.tracker = &t.trackers[parent];
+    t.tracked_parent = parent;
+  }
+  t.tracker->declare(task, deps, t.edges);
   for (const DependenceEdge& e : t.edges)
     push(t, TaskEventType::kDependence, now_ns, e.to, e.from, e.address, static_cast<uint64_t>(e.kind));
 }
@@ -84,7 +88,7 @@ void TaskCapture::started(ThreadEvents& t, uint64_t task, uint32_t thread_num, u
 
 void TaskCapture::finished(ThreadEvents& t, uint64_t task, bool failed, uint64_t now_ns) {
   push(t, failed ? TaskEventType::kFailed : TaskEventType::kFinished, now_ns, task);
-  if (!t.trackers.empty()) t.trackers.erase(task);
+  dropTracker(t, task);
 }
 
 void TaskCapture::sync(ThreadEvents& t, uint64_t task, uint64_t kind, bool end, uint64_t now_ns) {

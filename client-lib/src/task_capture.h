@@ -33,6 +33,10 @@ class TaskCapture {
     uint64_t next_serial = 0;
     // Dependences order siblings: one tracker per parent this thread runs.
     std::unordered_map<uint64_t, DependenceTracker> trackers;
+    // The parent whose tracker was used last (siblings come in runs);
+    // entries of an unordered_map stay put when it grows.
+    uint64_t tracked_parent = 0;
+    DependenceTracker* tracker = nullptr;
     std::vector<DependenceEdge> edges;  // scratch, reused
   };
 
@@ -74,9 +78,7 @@ class TaskCapture {
   bool functionName(uint64_t id, std::string* name) const;
 
   // A parent that can have no more children: its tracker goes, no event.
-  static void parentDone(ThreadEvents& t, uint64_t parent) {
-    if (!t.trackers.empty()) t.trackers.erase(parent);
-  }
+  static void parentDone(ThreadEvents& t, uint64_t parent) { dropTracker(t, parent); }
   uint64_t created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns);
   // A runtime that names its own task ids (the C API, Ayudame).
   void createdWithId(ThreadEvents& t, uint64_t task, uint64_t parent, uint64_t function, int32_t priority,
@@ -91,6 +93,17 @@ class TaskCapture {
   void sync(ThreadEvents& t, uint64_t task, uint64_t kind, bool end, uint64_t now_ns);
 
  private:
+  static void dropTracker(ThreadEvents& t, uint64_t parent) {
+    if (t.trackers.empty()) return;
+    // Most tasks are no parent of dependent tasks: when the one tracker
+    // is someone else's, there is nothing to look up.
+    if (t.trackers.size() == 1 && t.tracker && t.tracked_parent != parent) return;
+    if (parent == t.tracked_parent) {
+      t.tracked_parent = 0;
+      t.tracker = nullptr;
+    }
+    t.trackers.erase(parent);
+  }
   static void push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a = 0,
                    uint64_t b = 0, uint64_t c = 0);
 

@@ -23,6 +23,8 @@ __attribute__((tls_model("initial-exec"))) thread_local TaskCapture::ThreadEvent
 // thread, naming only the task: its parent is remembered here.
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_last_task = 0;
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_last_parent = 0;
+// Its dependences are part of its creation: they share its timestamp.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_last_created = 0;
 
 // Ticks, not nanoseconds: the shipper converts them.
 uint64_t nowNs() { return EventClock::ticks(); }
@@ -88,14 +90,16 @@ void TaskTool::implicitTaskEnd(uint64_t task) {
 void TaskTool::taskCreated(uint64_t* parent, uint64_t* task, uint64_t code_address) {
   TaskCapture::ThreadEvents& t = thread();
   if (*parent == 0) *parent = TaskCapture::newId(t, true);  // e.g. the initial task, seen first here
-  *task = capture_.created(t, *parent, code_address, 0, nowNs());
+  uint64_t now = nowNs();
+  *task = capture_.created(t, *parent, code_address, 0, now);
   t_last_task = *task;
   t_last_parent = *parent;
+  t_last_created = now;
 }
 
 void TaskTool::dependences(uint64_t task, std::span<const Dependence> deps) {
   if (task == 0 || task != t_last_task) return;  // not one this thread just created
-  capture_.dependences(thread(), t_last_parent, task, deps, nowNs());
+  capture_.dependences(thread(), t_last_parent, task, deps, t_last_created);
 }
 
 void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelled, uint64_t next) {
