@@ -20,11 +20,15 @@ std::string TasksFormatter::sessionsText(const pb::SessionList& sessions) {
   Table table({{"SESSION", Table::Align::kRight},
                {"PID", Table::Align::kRight},
                {"UID", Table::Align::kRight},
+               {"STATE", Table::Align::kLeft},
                {"TASKS", Table::Align::kRight},
+               {"EDGES", Table::Align::kRight},
+               {"RECORDING", Table::Align::kLeft},
                {"PROGRAM", Table::Align::kLeft}});
   for (const auto& s : sessions.sessions())
     table.addRow({std::to_string(s.session_id()), std::to_string(s.pid()), std::to_string(s.uid()),
-                  std::to_string(s.tasks()), s.program().empty() ? "-" : s.program()});
+                  s.live() ? "live" : "ended", std::to_string(s.tasks()), std::to_string(s.edges()),
+                  s.recording().empty() ? "-" : s.recording(), s.program().empty() ? "-" : s.program()});
   return table.render();
 }
 
@@ -34,7 +38,11 @@ std::string TasksFormatter::sessionsJson(const pb::SessionList& sessions) {
     list.push_back({{"session_id", s.session_id()},
                     {"pid", s.pid()},
                     {"uid", s.uid()},
+                    {"live", s.live()},
                     {"tasks", s.tasks()},
+                    {"edges", s.edges()},
+                    {"events", s.events()},
+                    {"recording", s.recording()},
                     {"program", s.program()}});
   return Json{{"sessions", list}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -81,6 +81,10 @@ grpc::Status TasksServiceImpl::ListSessions(grpc::ServerContext* context, const 
     s->set_uid(info.uid);
     s->set_program(info.program);
     s->set_tasks(info.tasks);
+    s->set_edges(info.edges);
+    s->set_events(info.events);
+    s->set_live(info.live);
+    s->set_recording(info.recording.string());
   }
   return grpc::Status::OK;
 }
