@@ -18,6 +18,7 @@
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 #include "tasks/recording_reader.h"
 #include "tasks/task_graph.h"
+#include "task_daemon_fixture.h"
 #include "test_process.h"
 
 namespace v1 = nodekeeper::v1;
@@ -89,18 +90,9 @@ std::vector<std::string> nodekeeperLines(const std::string& err) {
   return found;
 }
 
-class TasksRuntimesTest : public ::testing::Test {
+class TasksRuntimesTest : public TaskDaemonFixture {
  protected:
-  void SetUp() override {
-    dir_ = makeSharedTempDir("tasks-runtimes");
-    ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
-    auto channel = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
-    tasks_ = v1::TasksService::NewStub(channel);
-  }
-  void TearDown() override {
-    daemon_.stop();
-    std::filesystem::remove_all(dir_);
-  }
+  TasksRuntimesTest() : TaskDaemonFixture("tasks-runtimes") {}
 
   // NODEKEEPER_TASKS is unset unless `mode` is given: calling the API is
   // asking for task events.
@@ -111,43 +103,6 @@ class TasksRuntimesTest : public ::testing::Test {
     if (!mode.empty()) argv.push_back("NODEKEEPER_TASKS=" + mode);
     argv.push_back(envOr(program_variable));
     return nk::test::runProgram(argv, std::nullopt, std::chrono::seconds(60));
-  }
-
-  std::vector<v1::Session> sessions() {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 5s);
-    v1::SessionList list;
-    EXPECT_TRUE(tasks_->ListSessions(&context, v1::ListSessionsRequest(), &list).ok());
-    return {list.sessions().begin(), list.sessions().end()};
-  }
-
-  std::vector<std::filesystem::path> recordings() {
-    std::vector<std::filesystem::path> files;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(daemon_.stateDir() / "recordings", ec))
-      if (entry.path().extension() == ".nkrec") files.push_back(entry.path());
-    return files;
-  }
-
-  // The graph as the recording holds it: every frame a TaskEventBatch.
-  TaskGraph graphFromRecording() {
-    TaskGraph graph;
-    auto files = recordings();
-    EXPECT_EQ(files.size(), 1u);
-    if (files.empty()) return graph;
-    auto reader = RecordingReader::open(files.front());
-    EXPECT_TRUE(reader.ok());
-    if (!reader.ok()) return graph;
-    std::vector<GraphEvent> events;
-    TaskEventTranslator translator;
-    while (auto payload = reader->next()) {
-      v1::TaskEventBatch batch;
-      EXPECT_TRUE(batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())));
-      EXPECT_EQ(translator.toGraphEvents(batch, events), "");
-      for (const GraphEvent& g : events) graph.apply(g);
-    }
-    EXPECT_EQ(reader->stopReason(), "");
-    return graph;
   }
 
   // Every task, edge, name, parent, priority and state as the program said;
@@ -173,9 +128,6 @@ class TasksRuntimesTest : public ::testing::Test {
     EXPECT_EQ(edges, expected.edges);
   }
 
-  std::filesystem::path dir_;
-  DaemonProcess daemon_;
-  std::unique_ptr<v1::TasksService::Stub> tasks_;
 };
 
 TEST_F(TasksRuntimesTest, CApiRuntimeIsRecordedWithEveryEdgeAndName) {

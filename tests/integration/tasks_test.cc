@@ -26,6 +26,7 @@
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 #include "tasks/recording_reader.h"
 #include "tasks/task_graph.h"
+#include "task_daemon_fixture.h"
 #include "test_process.h"
 
 namespace v1 = nodekeeper::v1;
@@ -58,18 +59,9 @@ int watchAsOther(const std::string& socket, uint64_t session) {
   return 0;
 }
 
-class TasksTest : public ::testing::Test {
+class TasksTest : public TaskDaemonFixture {
  protected:
-  void SetUp() override {
-    dir_ = makeSharedTempDir("tasks");
-    ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
-    auto channel = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
-    tasks_ = v1::TasksService::NewStub(channel);
-  }
-  void TearDown() override {
-    daemon_.stop();
-    std::filesystem::remove_all(dir_);
-  }
+  TasksTest() : TaskDaemonFixture("tasks") {}
 
   ProcessResult runProgram(const std::vector<std::string>& args, const std::string& mode = "lossless",
                            const std::vector<std::string>& extra_env = {}) {
@@ -81,43 +73,6 @@ class TasksTest : public ::testing::Test {
     argv.insert(argv.end(), args.begin(), args.end());
     return nk::test::runProgram(argv, std::nullopt, std::chrono::seconds(60));
   }
-
-  std::vector<v1::Session> sessions() {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 5s);
-    v1::SessionList list;
-    EXPECT_TRUE(tasks_->ListSessions(&context, v1::ListSessionsRequest(), &list).ok());
-    return {list.sessions().begin(), list.sessions().end()};
-  }
-
-  // The graph as the recording holds it: every frame a TaskEventBatch.
-  TaskGraph graphFromRecording(uint64_t* frames) {
-    TaskGraph graph;
-    *frames = 0;
-    std::filesystem::path file;
-    for (const auto& entry : std::filesystem::directory_iterator(daemon_.stateDir() / "recordings"))
-      if (entry.path().extension() == ".nkrec") file = entry.path();
-    EXPECT_FALSE(file.empty());
-    if (file.empty()) return graph;
-    auto reader = RecordingReader::open(file);
-    EXPECT_TRUE(reader.ok());
-    if (!reader.ok()) return graph;
-    std::vector<GraphEvent> events;
-    TaskEventTranslator translator;
-    while (auto payload = reader->next()) {
-      v1::TaskEventBatch batch;
-      EXPECT_TRUE(batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())));
-      ++*frames;
-      EXPECT_EQ(translator.toGraphEvents(batch, events), "");
-      for (const GraphEvent& g : events) graph.apply(g);
-    }
-    EXPECT_EQ(reader->stopReason(), "");
-    return graph;
-  }
-
-  std::filesystem::path dir_;
-  DaemonProcess daemon_;
-  std::unique_ptr<v1::TasksService::Stub> tasks_;
 };
 
 TEST_F(TasksTest, FibonacciTasksAreAllRecordedAndRun) {
