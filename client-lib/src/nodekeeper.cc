@@ -6,23 +6,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "c_api_guard.h"
 #include "client.h"
 #include "ompt_tool.h"
 
 using nk::client::Client;
+using nk::client::guarded;
 
 namespace {
-
-template <typename F>
-int guarded(F&& f) noexcept {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  } catch (...) {
-    return -EIO;
-  }
-}
 
 __attribute__((constructor)) void nkAutoInit() { (void)nk_init(); }
 __attribute__((destructor)) void nkAutoFinalize() { (void)nk_finalize(); }

@@ -14,11 +14,13 @@
 #include <string>
 #include <string_view>
 
+#include "c_api_guard.h"
 #include "client.h"
 #include "task_api_checks.h"
 #include "task_tool.h"
 
 using nk::client::Client;
+using nk::client::guarded;
 using nk::client::DependenceKind;
 using nk::client::TaskApiChecks;
 using nk::client::TaskCapture;
@@ -29,17 +31,6 @@ static_assert(NK_DEPEND_OUT == static_cast<int>(DependenceKind::kOut));
 static_assert(NK_DEPEND_INOUT == static_cast<int>(DependenceKind::kInout));
 
 namespace {
-
-template <typename F>
-int guarded(F&& f) noexcept {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  } catch (...) {
-    return -EIO;
-  }
-}
 
 // The active tool, started by the first call in the process; null while
 // task events are off or after nk_finalize. After the first call this is
