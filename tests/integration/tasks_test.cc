@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -407,6 +408,42 @@ TEST_F(TasksTest, DamagedRecordingsAreReadUpToTheLastGoodFrame) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("nodekeeper: tasks stats: "), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find(junk.string()), std::string::npos) << bad.err;
+}
+
+// The daemon killed (-9) mid-run: the program finishes unchanged and says
+// so once; the recording on disk is read up to its last complete frame.
+TEST_F(TasksTest, DaemonKilledMidRunLeavesTheProgramAndARecording) {
+  BackgroundProgram program;
+  ASSERT_TRUE(program.start({"/usr/bin/env", "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
+                             "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
+                             "OMP_NUM_THREADS=2", envOr("NK_TASKS_PROGRAM"), "steady", "3000", "500"},
+                            dir_ / "steady.out", dir_ / "steady.err"));
+  // Until the session has tasks, then kill the daemon.
+  bool streaming = false;
+  for (int i = 0; i < 100 && !streaming; ++i) {
+    std::this_thread::sleep_for(20ms);
+    auto list = sessions();
+    streaming = !list.empty() && list[0].tasks() > 0;
+  }
+  ASSERT_TRUE(streaming);
+  auto files = recordings();
+  ASSERT_EQ(files.size(), 1u);
+  daemon_.kill9();
+  EXPECT_EQ(program.wait(std::chrono::seconds(60)), 0) << program.err();
+  EXPECT_NE(program.out().find("tasks=3000"), std::string::npos) << program.out();
+  std::vector<std::string> lines;
+  std::istringstream err(program.err());
+  for (std::string line; std::getline(err, line);) lines.push_back(line);
+  // Said once as the events stopped getting through, counted at exit.
+  size_t told = 0;
+  for (const auto& line : lines) told += line.find("task events are not reaching nodekeeperd") != std::string::npos;
+  EXPECT_EQ(told, 1u) << program.err();
+
+  ProcessResult stats = nk::test::runProgram({cliPath(), "--json", "tasks", "stats", files[0].string()});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  auto json = nlohmann::json::parse(stats.out);
+  EXPECT_GT(json["tasks"].get<int>(), 0) << stats.out;
+  EXPECT_LT(json["states"]["finished"].get<int>(), 3000) << stats.out;
 }
 
 TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {

@@ -3,12 +3,15 @@
 //   omp_tasks figure2    the seed's Figure 2: two independent chains of ten
 //                        tasks (depend(inout) on one variable each); prints
 //                        the two addresses
+//   omp_tasks steady N US  N tasks that each spin for US microseconds;
+//                        prints tasks=<N> when all have run
 //   omp_tasks cholesky   a blocked Cholesky factorisation of 3 x 3 tiles,
 //                        tasks with depend(in/inout) on tiles; prints each
 //                        tile's address and checks L * L^T = A
 // Built with -rdynamic so that the tool can name the task functions.
 #include <omp.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -109,6 +112,23 @@ int main(int argc, char** argv) {
     }
     std::printf("x=%ld y=%ld addr_left=%p addr_right=%p\n", x, y, static_cast<void*>(&x), static_cast<void*>(&y));
     return x == 10 && y == 20 ? 0 : 1;
+  }
+  if (argc >= 4 && std::strcmp(argv[1], "steady") == 0) {
+    long n = std::atol(argv[2]), micros = std::atol(argv[3]), ran = 0;
+#pragma omp parallel
+#pragma omp single
+    for (long i = 0; i < n; ++i) {
+#pragma omp task shared(ran)
+      {
+        auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+#pragma omp atomic
+        ++ran;
+      }
+    }
+    std::printf("tasks=%ld\n", ran);
+    return ran == n ? 0 : 1;
   }
   if (argc >= 2 && std::strcmp(argv[1], "cholesky") == 0) {
     // A = M * M^T + N * I with M's entries in [0, 1): symmetric positive definite.
