@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -181,9 +182,15 @@ bool TaskShipper::shipOnce() {
     more = more || n == records.size();
     batch.Clear();
     uint64_t last_named = 0;
+    // The tick-to-ns fit is refined as the run goes on, so two events a few
+    // ns apart converted by two fits could come out in reverse: a thread's
+    // events are kept in order (a task's start and end are on one thread).
+    if (thread->slot >= last_ns_.size()) last_ns_.resize(thread->slot + 1, 0);
+    uint64_t& last_ns = last_ns_[thread->slot];
     for (size_t i = 0; i < n; ++i) {
       TaskEventRecord& r = records[i];
-      r.timestamp_ns = clock_.toNs(r.timestamp_ns);
+      r.timestamp_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
+      last_ns = r.timestamp_ns;
       if (r.type != TaskEventType::kCreated || r.b == last_named) continue;
       last_named = r.b;
       if (!named_.insert(r.b).second) continue;

@@ -10,6 +10,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "event_clock.h"
 #include "task_capture.h"
@@ -61,6 +62,7 @@ class TaskShipper {
   std::unordered_map<uint64_t, std::string> names_;  // shipper thread only
   std::unordered_set<uint64_t> named_;  // function keys the stream has been told
   EventClock::Converter clock_;
+  std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time
   uint64_t shipped_ = 0, lost_ = 0;
   bool said_lost_ = false;
 };
