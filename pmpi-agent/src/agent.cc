@@ -1,0 +1,339 @@
+#include "agent.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+namespace nk::pmpi {
+
+std::atomic<Agent*> Agent::active_{nullptr};
+
+namespace {
+
+constexpr uint32_t kLogCapacity = 4096;
+// Past this a waiting call gives its core away between tests: ranks are
+// often oversubscribed, and the rank it waits for may need the core.
+constexpr auto kSpinBeforeYield = std::chrono::microseconds(50);
+
+int64_t monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int64_t realtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void say(const std::string& line) {
+  std::string text = line + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+const char* getenvC(const char* name) { return std::getenv(name); }
+
+// What every rank tells every other at MPI_Init, in one PMPI_Allgather.
+struct NodeRecord {
+  char job[64];
+  char node[64];
+  char endpoint[256];
+  int32_t pid;
+};
+
+void copyInto(char* out, size_t size, const std::string& s) {
+  std::memset(out, 0, size);
+  std::memcpy(out, s.data(), std::min(size - 1, s.size()));
+}
+
+// The agent stays until the process ends (threads may still be in a
+// wrapper when MPI_Finalize's runs); its destructor removes the log file.
+std::unique_ptr<Agent>& holder() {
+  static std::unique_ptr<Agent> agent;
+  return agent;
+}
+
+}  // namespace
+
+Agent::Agent(Key, AgentOptions options)
+    : options_(std::move(options)),
+      deadlines_(DeadlinePolicy::Settings{std::chrono::duration_cast<std::chrono::nanoseconds>(options_.fixed_deadline),
+                                          std::chrono::duration_cast<std::chrono::nanoseconds>(options_.deadline_floor),
+                                          std::chrono::minutes(10), 10.0}) {}
+
+Agent::~Agent() {
+  if (log_region_) ::munmap(log_region_, log_size_);
+  if (!log_path_.empty()) ::unlink(log_path_.c_str());
+}
+
+void Agent::initialized() {
+  if (active() || holder()) return;
+  AgentOptions options = AgentOptions::fromEnvironment(&getenvC);
+  for (const std::string& w : options.warnings) say(w);
+  if (!options.enabled) return;
+  auto agent = std::make_unique<Agent>(Key{}, std::move(options));
+  PMPI_Comm_rank(MPI_COMM_WORLD, &agent->world_rank_);
+  PMPI_Comm_size(MPI_COMM_WORLD, &agent->world_size_);
+  std::vector<uint32_t> all(static_cast<size_t>(agent->world_size_));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint32_t>(i);
+  agent->comms_.add(handleOf(MPI_COMM_WORLD), "world", std::move(all));
+
+  std::string socket = agent->options_.socket_path;
+  std::error_code ec;
+  if (!socket.empty() && socket[0] != '/') socket = std::filesystem::absolute(socket, ec).string();
+  NodeRecord mine{};
+  std::string job = agent->options_.job_id.empty() ? agent->options_.node + "-" + std::to_string(::getpid())
+                                                   : agent->options_.job_id;
+  copyInto(mine.job, sizeof mine.job, job);
+  copyInto(mine.node, sizeof mine.node, agent->options_.node);
+  copyInto(mine.endpoint, sizeof mine.endpoint, "unix:" + socket);
+  mine.pid = static_cast<int32_t>(::getpid());
+  std::vector<NodeRecord> records(static_cast<size_t>(agent->world_size_));
+  PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+  // Rank 0's id names the job on every rank.
+  std::string job_id(records[0].job, strnlen(records[0].job, sizeof records[0].job));
+  std::vector<JobNodeEntry> nodes;
+  if (agent->world_rank_ == 0) {
+    std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> by_node;
+    for (size_t r = 0; r < records.size(); ++r)
+      by_node[{std::string(records[r].node, strnlen(records[r].node, sizeof records[r].node)),
+               std::string(records[r].endpoint, strnlen(records[r].endpoint, sizeof records[r].endpoint))}]
+          .push_back(static_cast<uint32_t>(r));
+    for (auto& [key, ranks] : by_node) nodes.push_back({key.first, key.second, std::move(ranks)});
+  }
+  agent->openLog();
+  Agent* raw = agent.get();
+  agent->link_ = std::make_unique<DaemonLink>(socket, agent->options_.heartbeat, [raw] { return raw->progress(); });
+  agent->link_->start({job_id, static_cast<uint32_t>(agent->world_rank_), static_cast<uint32_t>(agent->world_size_),
+                       agent->options_.node, "unix:" + socket, mine.pid},
+                      std::move(nodes));
+  holder() = std::move(agent);
+  active_.store(raw, std::memory_order_release);
+}
+
+void Agent::finalizing() {
+  Agent* agent = active_.exchange(nullptr, std::memory_order_acq_rel);
+  if (agent && agent->link_) agent->link_->stop(std::chrono::milliseconds(1000));
+}
+
+void Agent::openLog() {
+  log_size_ = MessageLog::regionSize(kLogCapacity);
+  log_path_ = "/dev/shm/nodekeeper-pmpi-" + std::to_string(::getpid()) + ".log";
+  int fd = ::open(log_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0 && ::ftruncate(fd, static_cast<off_t>(log_size_)) == 0) {
+    void* p = ::mmap(nullptr, log_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) log_region_ = p;
+  }
+  if (fd >= 0) ::close(fd);
+  if (!log_region_) {
+    // No /dev/shm: the log stays private to the process.
+    if (fd >= 0) ::unlink(log_path_.c_str());
+    log_path_.clear();
+    void* p = ::mmap(nullptr, log_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    log_region_ = p;
+  }
+  log_ = std::make_unique<MessageLog>(std::span(static_cast<std::byte*>(log_region_), log_size_), kLogCapacity);
+}
+
+Agent::Call Agent::pointToPoint(const char* name, MPI_Comm comm, int peer, int tag, int count, MPI_Datatype type) {
+  Call call;
+  call.name = name;
+  call.kind = DeadlinePolicy::Kind::kPointToPoint;
+  call.comm = comm;
+  call.peer = peer;
+  call.tag = tag;
+  int size = 0;
+  if (type != MPI_DATATYPE_NULL && count > 0 && PMPI_Type_size(type, &size) == MPI_SUCCESS && size > 0)
+    call.bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(size);
+  call.start_ns = realtimeNs();
+  current_operation_.store(name, std::memory_order_relaxed);
+  return call;
+}
+
+Agent::Call Agent::collective(const char* name, MPI_Comm comm, int count, MPI_Datatype type) {
+  Call call = pointToPoint(name, comm, MPI_PROC_NULL, 0, count, type);
+  call.kind = DeadlinePolicy::Kind::kCollective;
+  call.collective_seq = comms_.enterCollective(handleOf(comm));
+  return call;
+}
+
+Agent::Call Agent::waitOn(const char* name, const MPI_Request* requests, int count) {
+  Call call;
+  call.name = name;
+  call.kind = DeadlinePolicy::Kind::kWait;
+  call.requests = requests;
+  call.request_count = count;
+  call.start_ns = realtimeNs();
+  current_operation_.store(name, std::memory_order_relaxed);
+  return call;
+}
+
+int Agent::waitLoop(Call& call, int (*test)(void*, int*), void* context) {
+  const int64_t start = monotonicNs();
+  const int64_t deadline = deadlines_.deadline(call.kind).count();
+  int64_t next_report = start + deadline;
+  int reports = 0;
+  int flag = 0, rc = MPI_SUCCESS;
+  int64_t now = start;
+  for (uint32_t i = 1;; ++i) {
+    rc = test(context, &flag);
+    if (rc != MPI_SUCCESS || flag) break;
+    if ((i & 15) != 0) continue;
+    now = monotonicNs();
+    if (now >= next_report) {
+      timedOut(call, std::chrono::nanoseconds(now - start));
+      // Again after twice as long, and so on: a hang stays visible without
+      // a symptom every deadline.
+      next_report = now + (deadline << std::min(++reports, 10));
+    }
+    if (now - start > std::chrono::duration_cast<std::chrono::nanoseconds>(kSpinBeforeYield).count()) sched_yield();
+  }
+  deadlines_.completed(call.kind, std::chrono::nanoseconds(monotonicNs() - start));
+  return rc;
+}
+
+std::vector<uint32_t> Agent::worldRanks(MPI_Comm comm) const {
+  std::vector<uint32_t> out;
+  int n = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n <= 0) return out;
+  MPI_Group group, world;
+  PMPI_Comm_group(comm, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<size_t>(n)), translated(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<size_t>(i)] = i;
+  PMPI_Group_translate_ranks(group, n, ranks.data(), world, translated.data());
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  for (int r : translated) out.push_back(r == MPI_UNDEFINED ? UINT32_MAX : static_cast<uint32_t>(r));
+  return out;
+}
+
+void Agent::timedOut(const Call& call, std::chrono::nanoseconds waited) {
+  SymptomReport s;
+  s.kind = SymptomReport::Kind::kResponseTimeout;
+  s.operation = call.name;
+  s.waited_s = std::chrono::duration<double>(waited).count();
+  s.timestamp_ns = realtimeNs();
+  char what[160];
+  if (call.kind == DeadlinePolicy::Kind::kCollective) {
+    auto info = comms_.find(handleOf(call.comm));
+    if (info) {
+      s.communicator = info->id;
+      s.communicator_members = info->world_ranks;
+    }
+    s.collective_seq = call.collective_seq;
+    std::snprintf(what, sizeof what, "waited %.1f s in %s on %s (its collective #%llu there)", s.waited_s, call.name,
+                  s.communicator.empty() ? "an unknown communicator" : s.communicator.c_str(),
+                  static_cast<unsigned long long>(call.collective_seq));
+  } else if (call.kind == DeadlinePolicy::Kind::kPointToPoint) {
+    if (call.peer == MPI_ANY_SOURCE) {
+      if (auto info = comms_.find(handleOf(call.comm))) {
+        s.communicator = info->id;
+        for (uint32_t r : info->world_ranks)
+          if (r != static_cast<uint32_t>(world_rank_)) s.communicator_members.push_back(r);
+      }
+      std::snprintf(what, sizeof what, "waited %.1f s in %s from any source, tag %d", s.waited_s, call.name, call.tag);
+    } else {
+      if (auto w = comms_.worldRank(handleOf(call.comm), call.peer)) s.suspect_ranks.push_back(*w);
+      std::snprintf(what, sizeof what, "waited %.1f s in %s with rank %d, tag %d", s.waited_s, call.name,
+                    s.suspect_ranks.empty() ? call.peer : static_cast<int>(s.suspect_ranks[0]), call.tag);
+    }
+  } else {
+    for (int i = 0; i < call.request_count; ++i) {
+      auto entry = requests_.find(handleOf(call.requests[i]));
+      if (!entry) continue;
+      if (entry->peer >= 0 &&
+          std::find(s.suspect_ranks.begin(), s.suspect_ranks.end(), static_cast<uint32_t>(entry->peer)) ==
+              s.suspect_ranks.end())
+        s.suspect_ranks.push_back(static_cast<uint32_t>(entry->peer));
+    }
+    std::snprintf(what, sizeof what, "waited %.1f s in %s on %d request(s)", s.waited_s, call.name,
+                  call.request_count);
+  }
+  s.detail = what;
+  if (link_) link_->report(std::move(s));
+}
+
+int Agent::end(Call& call, int rc) {
+  current_operation_.store(nullptr, std::memory_order_relaxed);
+  int64_t peer = -1;
+  if (call.peer >= 0 && call.comm != MPI_COMM_NULL)
+    if (auto w = comms_.worldRank(handleOf(call.comm), call.peer)) peer = *w;
+  if (log_)
+    log_->append(call.name, static_cast<int32_t>(peer), call.tag, call.bytes, call.start_ns, realtimeNs(), rc);
+  if (rc != MPI_SUCCESS && link_) {
+    SymptomReport s;
+    s.kind = SymptomReport::Kind::kMpiError;
+    s.operation = call.name;
+    s.error_code = rc;
+    s.timestamp_ns = realtimeNs();
+    if (peer >= 0) s.suspect_ranks.push_back(static_cast<uint32_t>(peer));
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    PMPI_Error_string(rc, text, &length);
+    s.detail = std::string(call.name) + " returned " + std::string(text, static_cast<size_t>(std::max(0, length)));
+    link_->report(std::move(s));
+  }
+  return rc;
+}
+
+int Agent::checked(const char* name, int rc) {
+  if (rc == MPI_SUCCESS) return rc;
+  Call call;
+  call.name = name;
+  call.start_ns = realtimeNs();
+  return end(call, rc);
+}
+
+void Agent::requestStarted(MPI_Request request, const char* operation, MPI_Comm comm, int peer, bool persistent) {
+  if (request == MPI_REQUEST_NULL) return;
+  RequestRegistry::Entry e;
+  e.operation = operation;
+  e.communicator = handleOf(comm);
+  e.persistent = persistent;
+  if (peer == MPI_ANY_SOURCE) {
+    e.peer = RequestRegistry::kAnyPeer;
+  } else if (peer >= 0) {
+    auto w = comms_.worldRank(handleOf(comm), peer);
+    e.peer = w ? static_cast<int64_t>(*w) : RequestRegistry::kNoPeer;
+  }
+  requests_.add(handleOf(request), e);
+}
+
+void Agent::requestsSettled(std::span<const MPI_Request> before, std::span<const MPI_Request> after) {
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i)
+    if (before[i] != MPI_REQUEST_NULL && after[i] == MPI_REQUEST_NULL) requests_.completed(handleOf(before[i]));
+}
+
+void Agent::requestFreed(MPI_Request request) { requests_.freed(handleOf(request)); }
+
+void Agent::commCreated(MPI_Comm parent, MPI_Comm child, std::optional<int> colour) {
+  // Every member of the parent counts the creation, even one left out of
+  // the child, so that the ids stay in step.
+  std::string id = comms_.childId(handleOf(parent), colour);
+  if (child == MPI_COMM_NULL) return;
+  comms_.add(handleOf(child), std::move(id), worldRanks(child));
+}
+
+void Agent::commFreed(MPI_Comm comm) { comms_.remove(handleOf(comm)); }
+
+ProgressSnapshot Agent::progress() const {
+  ProgressSnapshot p;
+  p.communicators = comms_.progress();
+  const char* op = current_operation_.load(std::memory_order_relaxed);
+  if (op) p.current_operation = op;
+  return p;
+}
+
+}  // namespace nk::pmpi

@@ -1,0 +1,198 @@
+#include "daemon_link.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <grpcpp/grpcpp.h>
+
+#include "nodekeeper/v1/faults.grpc.pb.h"
+
+namespace v1 = nodekeeper::v1;
+
+namespace nk::pmpi {
+
+namespace {
+
+constexpr size_t kMaxQueued = 1000;
+constexpr auto kRpcDeadline = std::chrono::milliseconds(1000);
+
+std::unique_ptr<grpc::ClientContext> contextWithDeadline() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + kRpcDeadline);
+  return context;
+}
+
+}  // namespace
+
+struct DaemonLink::Rpc {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::FaultsService::Stub> stub;
+};
+
+DaemonLink::DaemonLink(std::string socket_path, std::chrono::milliseconds heartbeat,
+                       std::function<ProgressSnapshot()> progress)
+    : socket_path_(std::move(socket_path)), heartbeat_(heartbeat), progress_(std::move(progress)) {}
+
+DaemonLink::~DaemonLink() { stop(std::chrono::milliseconds(500)); }
+
+void DaemonLink::start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes) {
+  registration_ = std::move(registration);
+  job_nodes_ = std::move(job_nodes);
+  thread_ = std::thread([this] { run(); });
+}
+
+void DaemonLink::report(SymptomReport symptom) {
+  {
+    std::lock_guard lock(mutex_);
+    if (queue_.size() >= kMaxQueued) {
+      ++dropped_;
+      return;
+    }
+    queue_.push_back(std::move(symptom));
+  }
+  wake_.notify_all();
+}
+
+void DaemonLink::stop(std::chrono::milliseconds grace) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  // The RPCs have deadlines of their own: the join is bounded by them.
+  (void)grace;
+  thread_.join();
+}
+
+void DaemonLink::say(const std::string& line) {
+  std::string text = line + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+// A channel once the socket exists; registration (and rank 0's node list)
+// before anything else is sent.
+bool DaemonLink::connected() {
+  if (registered_) return true;
+  struct stat st {};
+  if (::stat(socket_path_.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
+    if (!said_absent_) {
+      said_absent_ = true;
+      say("nodekeeper-pmpi: nodekeeperd not reachable at " + socket_path_ +
+          " (no socket); rank " + std::to_string(registration_.rank) + " runs on without fault detection");
+    }
+    return false;
+  }
+  if (!rpc_) {
+    rpc_ = std::make_unique<Rpc>();
+    rpc_->channel = grpc::CreateChannel("unix:" + socket_path_, grpc::InsecureChannelCredentials());
+    rpc_->stub = v1::FaultsService::NewStub(rpc_->channel);
+  }
+  v1::RegisterRankRequest request;
+  request.set_job_id(registration_.job_id);
+  request.set_rank(registration_.rank);
+  request.set_size(registration_.size);
+  request.set_node(registration_.node);
+  request.set_pid(registration_.pid);
+  request.set_endpoint(registration_.endpoint);
+  v1::RegisterRankResponse response;
+  auto context = contextWithDeadline();
+  grpc::Status status = rpc_->stub->RegisterRank(context.get(), request, &response);
+  if (!status.ok()) {
+    if (!said_absent_) {
+      said_absent_ = true;
+      say("nodekeeper-pmpi: nodekeeperd at " + socket_path_ + " did not register rank " +
+          std::to_string(registration_.rank) + " (" + status.error_message() + "); it runs on without fault detection");
+    }
+    return false;
+  }
+  if (!job_nodes_.empty()) {
+    v1::SetJobNodesRequest nodes;
+    nodes.set_job_id(registration_.job_id);
+    for (const JobNodeEntry& n : job_nodes_) {
+      v1::JobNode* node = nodes.add_nodes();
+      node->set_node(n.node);
+      node->set_endpoint(n.endpoint);
+      for (uint32_t r : n.ranks) node->add_ranks(r);
+    }
+    v1::SetJobNodesResponse ignored;
+    auto nodes_context = contextWithDeadline();
+    grpc::Status s = rpc_->stub->SetJobNodes(nodes_context.get(), nodes, &ignored);
+    if (!s.ok()) say("nodekeeper-pmpi: nodekeeperd refused the job's node list: " + s.error_message());
+  }
+  registered_ = true;
+  if (said_absent_) say("nodekeeper-pmpi: rank " + std::to_string(registration_.rank) + " registered with nodekeeperd");
+  return true;
+}
+
+void DaemonLink::run() {
+  std::unique_lock lock(mutex_);
+  auto next_heartbeat = std::chrono::steady_clock::now();
+  auto next_attempt = next_heartbeat;
+  while (true) {
+    bool stopping = stopping_;
+    std::deque<SymptomReport> pending;
+    pending.swap(queue_);
+    lock.unlock();
+
+    auto now = std::chrono::steady_clock::now();
+    bool up = registered_;
+    if (!up && now >= next_attempt) {
+      up = connected();
+      if (!up) next_attempt = now + std::chrono::seconds(2);
+    }
+    bool failed = false;
+    if (up) {
+      for (const SymptomReport& s : pending) {
+        v1::Symptom symptom;
+        symptom.set_job_id(registration_.job_id);
+        symptom.set_kind(s.kind == SymptomReport::Kind::kResponseTimeout ? v1::SYMPTOM_KIND_RESPONSE_TIMEOUT
+                                                                          : v1::SYMPTOM_KIND_MPI_ERROR);
+        symptom.set_reporter_node(registration_.node);
+        symptom.set_reporter_rank(registration_.rank);
+        for (uint32_t r : s.suspect_ranks) symptom.add_suspect_ranks(r);
+        symptom.set_operation(s.operation);
+        symptom.set_error_code(s.error_code);
+        symptom.set_timestamp_ns(s.timestamp_ns);
+        symptom.set_detail(s.detail);
+        symptom.set_communicator(s.communicator);
+        symptom.set_collective_seq(s.collective_seq);
+        for (uint32_t r : s.communicator_members) symptom.add_communicator_members(r);
+        symptom.set_waited_s(s.waited_s);
+        v1::ReportSymptomResponse ignored;
+        auto context = contextWithDeadline();
+        if (!rpc_->stub->ReportSymptom(context.get(), symptom, &ignored).ok()) failed = true;
+      }
+      if (now >= next_heartbeat || stopping) {
+        ProgressSnapshot snapshot = progress_();
+        v1::ProgressReport report;
+        report.set_job_id(registration_.job_id);
+        report.set_rank(registration_.rank);
+        for (const auto& [id, n] : snapshot.communicators) {
+          v1::CommProgress* c = report.add_communicators();
+          c->set_communicator(id);
+          c->set_collectives_entered(n);
+        }
+        report.set_current_operation(snapshot.current_operation);
+        report.set_timestamp_ns(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count());
+        v1::ReportProgressResponse ignored;
+        auto context = contextWithDeadline();
+        if (!rpc_->stub->ReportProgress(context.get(), report, &ignored).ok()) failed = true;
+        next_heartbeat = now + heartbeat_;
+      }
+      if (failed && !said_lost_) {
+        said_lost_ = true;
+        say("nodekeeper-pmpi: lost nodekeeperd at " + socket_path_ + "; rank " + std::to_string(registration_.rank) +
+            " runs on without fault detection");
+      }
+    }
+    lock.lock();
+    if (stopping) return;
+    if (queue_.empty()) wake_.wait_until(lock, std::min(next_heartbeat, up ? next_heartbeat : next_attempt));
+  }
+}
+
+}  // namespace nk::pmpi

@@ -1,0 +1,87 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace nk::pmpi {
+
+// What the agent tells its node's daemon, in plain values (the gRPC
+// translation stays in daemon_link.cc).
+struct RankRegistration {
+  std::string job_id;
+  uint32_t rank = 0, size = 0;
+  std::string node, endpoint;
+  int32_t pid = 0;
+};
+struct JobNodeEntry {
+  std::string node, endpoint;
+  std::vector<uint32_t> ranks;
+};
+struct SymptomReport {
+  enum class Kind { kResponseTimeout, kMpiError };
+  Kind kind = Kind::kResponseTimeout;
+  std::string operation;
+  std::vector<uint32_t> suspect_ranks;
+  int32_t error_code = 0;
+  std::string detail;
+  std::string communicator;
+  uint64_t collective_seq = 0;
+  std::vector<uint32_t> communicator_members;
+  double waited_s = 0;
+  int64_t timestamp_ns = 0;
+};
+struct ProgressSnapshot {
+  std::vector<std::pair<std::string, uint64_t>> communicators;
+  std::string current_operation;
+};
+
+// The agent's one background thread: registers the rank (and, on rank 0,
+// the job's nodes), sends queued symptoms and a progress heartbeat every
+// period. The MPI calls never wait for it. Without a daemon, or when it
+// dies, the job runs on, said once on stderr; registration is retried.
+class DaemonLink {
+ public:
+  DaemonLink(std::string socket_path, std::chrono::milliseconds heartbeat, std::function<ProgressSnapshot()> progress);
+  ~DaemonLink();
+  DaemonLink(const DaemonLink&) = delete;
+  DaemonLink& operator=(const DaemonLink&) = delete;
+
+  void start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes);
+  // Queued (at most a thousand waiting; more are counted and dropped).
+  void report(SymptomReport symptom);
+  // Sends what is queued within about `grace`, then ends the thread.
+  void stop(std::chrono::milliseconds grace);
+
+  struct Rpc;
+
+ private:
+  void run();
+  bool connected();
+  void say(const std::string& line);
+
+  const std::string socket_path_;
+  const std::chrono::milliseconds heartbeat_;
+  const std::function<ProgressSnapshot()> progress_;
+  RankRegistration registration_;
+  std::vector<JobNodeEntry> job_nodes_;
+  std::unique_ptr<Rpc> rpc_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<SymptomReport> queue_;
+  uint64_t dropped_ = 0;
+  bool stopping_ = false;
+  bool registered_ = false;
+  bool said_absent_ = false, said_lost_ = false;
+};
+
+}  // namespace nk::pmpi
