@@ -132,9 +132,10 @@ def c_wrapper(c):
     if c.role == "commnew":
         colour = c.extra.get("colour")
         colour_arg = f", {colour}" if colour else ""
+        parent = c.extra.get("parent", "comm")
         return (head +
                 f"  int rc = P{n}({args});\n"
-                f"  if (rc == MPI_SUCCESS) agent->commCreated(comm, *{c.extra['newcomm']}{colour_arg});\n"
+                f"  if (rc == MPI_SUCCESS) agent->commCreated({parent}, *{c.extra['newcomm']}{colour_arg});\n"
                 f"  return agent->checked(\"{n}\", rc);\n}}\n")
     if c.role == "commfree":
         return head + f"  agent->commFreed(*comm);\n  return agent->checked(\"{n}\", P{n}({args}));\n}}\n"
@@ -230,8 +231,9 @@ def fortran_wrapper(c, declared):
         decls.append(f"void p{lower}_({params});")
         colour = c.extra.get("colour")
         colour_arg = f", static_cast<int>(*{colour})" if colour else ""
+        parent = c.extra.get("parent", "comm")
         body = (f"  p{lower}_({args});\n"
-                f"  if (*ierr == MPI_SUCCESS) agent->commCreated(MPI_Comm_f2c(*comm), MPI_Comm_f2c(*{c.extra['newcomm']}){colour_arg});\n")
+                f"  if (*ierr == MPI_SUCCESS) agent->commCreated(MPI_Comm_f2c(*{parent}), MPI_Comm_f2c(*{c.extra['newcomm']}){colour_arg});\n")
     elif c.role == "commfree":
         decls.append(f"void p{lower}_({params});")
         body = f"  agent->commFreed(MPI_Comm_f2c(*comm));\n  p{lower}_({args});\n"

@@ -111,12 +111,17 @@ void Agent::initialized() {
           .push_back(static_cast<uint32_t>(r));
     for (auto& [key, ranks] : by_node) nodes.push_back({key.first, key.second, std::move(ranks)});
   }
+  bool node_leader = true;  // the lowest rank on its node
+  for (int r = 0; r < agent->world_rank_; ++r)
+    if (std::strncmp(records[static_cast<size_t>(r)].node, mine.node, sizeof mine.node) == 0 &&
+        std::strncmp(records[static_cast<size_t>(r)].endpoint, mine.endpoint, sizeof mine.endpoint) == 0)
+      node_leader = false;
   agent->openLog();
   Agent* raw = agent.get();
   agent->link_ = std::make_unique<DaemonLink>(socket, agent->options_.heartbeat, [raw] { return raw->progress(); });
   agent->link_->start({job_id, static_cast<uint32_t>(agent->world_rank_), static_cast<uint32_t>(agent->world_size_),
                        agent->options_.node, "unix:" + socket, mine.pid},
-                      std::move(nodes));
+                      std::move(nodes), node_leader);
   holder() = std::move(agent);
   active_.store(raw, std::memory_order_release);
 }

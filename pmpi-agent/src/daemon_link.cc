@@ -35,7 +35,8 @@ DaemonLink::DaemonLink(std::string socket_path, std::chrono::milliseconds heartb
 
 DaemonLink::~DaemonLink() { stop(std::chrono::milliseconds(500)); }
 
-void DaemonLink::start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes) {
+void DaemonLink::start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes, bool speaks) {
+  speaks_ = speaks;
   registration_ = std::move(registration);
   job_nodes_ = std::move(job_nodes);
   thread_ = std::thread([this] { run(); });
@@ -66,6 +67,7 @@ void DaemonLink::stop(std::chrono::milliseconds grace) {
 }
 
 void DaemonLink::say(const std::string& line) {
+  if (!speaks_) return;
   std::string text = line + "\n";
   ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
   (void)ignored;
@@ -80,7 +82,7 @@ bool DaemonLink::connected() {
     if (!said_absent_) {
       said_absent_ = true;
       say("nodekeeper-pmpi: nodekeeperd not reachable at " + socket_path_ +
-          " (no socket); rank " + std::to_string(registration_.rank) + " runs on without fault detection");
+          " (no socket); the job's ranks on node " + registration_.node + " run on without fault detection");
     }
     return false;
   }

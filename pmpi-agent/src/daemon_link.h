@@ -55,7 +55,9 @@ class DaemonLink {
   DaemonLink(const DaemonLink&) = delete;
   DaemonLink& operator=(const DaemonLink&) = delete;
 
-  void start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes);
+  // `speaks`: this rank says on stderr what happens to the link (the
+  // lowest rank of each node does, so a job says it once per node).
+  void start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes, bool speaks);
   // Queued (at most a thousand waiting; more are counted and dropped).
   void report(SymptomReport symptom);
   // Sends what is queued within about `grace`, then ends the thread.
@@ -82,6 +84,7 @@ class DaemonLink {
   bool stopping_ = false;
   bool registered_ = false;
   bool said_absent_ = false, said_lost_ = false;
+  bool speaks_ = true;
 };
 
 }  // namespace nk::pmpi

@@ -1,0 +1,190 @@
+// The PMPI agent end to end: real Open MPI jobs (mpirun, 4 ranks,
+// oversubscribed) with libnodekeeper-pmpi preloaded, two real daemons as
+// two emulated nodes ("a" runs ranks 0-1, "b" ranks 2-3), symptoms read
+// back from the daemons over gRPC.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nodekeeper/v1/faults.grpc.pb.h"
+#include "test_process.h"
+
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+
+namespace nk::test {
+namespace {
+
+int64_t realtimeNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class PmpiAgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (envOr("NK_MPI_CHECK").empty() || envOr("NK_PMPI_LIB").empty()) GTEST_SKIP() << "no MPI programs built";
+    dir_ = makeSharedTempDir("pmpi");
+    ASSERT_TRUE(node_a_.start(dir_ / "a")) << node_a_.lastError();
+    ASSERT_TRUE(node_b_.start(dir_ / "b")) << node_b_.lastError();
+  }
+  void TearDown() override {
+    node_a_.stop();
+    node_b_.stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // mpirun's MPMD form: ranks 0-1 on node a, 2-3 on node b.
+  std::vector<std::string> mpirun(const std::vector<std::string>& program, bool agent = true,
+                                  const std::string& socket_a = "", const std::string& socket_b = "") {
+    std::vector<std::string> argv = {"/usr/bin/env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                     "OMPI_MCA_btl=self,vader", "OMPI_MCA_rmaps_base_oversubscribe=1",
+                                     "mpirun", "--oversubscribe", "--bind-to", "none"};
+    auto node = [&](const std::string& name, const std::string& socket) {
+      std::vector<std::string> part = {"-np", "2"};
+      if (agent) {
+        part.insert(part.end(), {"-x", "LD_PRELOAD=" + envOr("NK_PMPI_LIB"), "-x", "NODEKEEPER_SOCKET=" + socket, "-x",
+                                 "NODEKEEPER_NODE=" + name, "-x", "NODEKEEPER_PMPI_DEADLINE_MS=1000", "-x",
+                                 "NODEKEEPER_PMPI_HEARTBEAT_MS=100"});
+      }
+      part.push_back(envOr("NK_MPI_CHECK"));
+      part.insert(part.end(), program.begin(), program.end());
+      return part;
+    };
+    auto a = node("a", socket_a.empty() ? node_a_.socket().string() : socket_a);
+    auto b = node("b", socket_b.empty() ? node_b_.socket().string() : socket_b);
+    argv.insert(argv.end(), a.begin(), a.end());
+    argv.push_back(":");
+    argv.insert(argv.end(), b.begin(), b.end());
+    return argv;
+  }
+
+  static std::unique_ptr<v1::FaultsService::Stub> stub(const DaemonProcess& d) {
+    return v1::FaultsService::NewStub(
+        grpc::CreateChannel("unix:" + d.socket().string(), grpc::InsecureChannelCredentials()));
+  }
+
+  static std::vector<v1::Symptom> symptoms(const DaemonProcess& d) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::WatchSymptomsRequest request;
+    auto reader = stub(d)->WatchSymptoms(&context, request);
+    std::vector<v1::Symptom> out;
+    v1::Symptom s;
+    while (reader->Read(&s)) out.push_back(s);
+    EXPECT_TRUE(reader->Finish().ok());
+    return out;
+  }
+
+  static std::vector<v1::Job> jobs(const DaemonProcess& d) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::JobList list;
+    EXPECT_TRUE(stub(d)->ListJobs(&context, v1::ListJobsRequest(), &list).ok());
+    return {list.jobs().begin(), list.jobs().end()};
+  }
+
+  std::filesystem::path dir_;
+  DaemonProcess node_a_, node_b_;
+};
+
+TEST_F(PmpiAgentTest, CorrectnessRunGivesTheSameResultsWithTheAgent) {
+  ProcessResult without = runProgram(mpirun({"correctness"}, false), std::nullopt, 120s);
+  ASSERT_EQ(without.exit_code, 0) << without.out << without.err;
+  ProcessResult with = runProgram(mpirun({"correctness"}), std::nullopt, 120s);
+  ASSERT_EQ(with.exit_code, 0) << with.out << with.err;
+  std::regex checksum("rank (\\d+) checksum (\\S+)");
+  auto sums = [&](const std::string& out) {
+    std::map<int, std::string> m;
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), checksum); it != std::sregex_iterator(); ++it)
+      m[std::stoi((*it)[1])] = (*it)[2];
+    return m;
+  };
+  EXPECT_EQ(sums(without.out).size(), 4u) << without.out;
+  EXPECT_EQ(sums(with.out), sums(without.out));
+  EXPECT_NE(with.out.find("ok"), std::string::npos) << with.out;
+  // Every rank registered with its own node's daemon; rank 0 gave the nodes.
+  auto at_a = jobs(node_a_);
+  ASSERT_EQ(at_a.size(), 1u);
+  EXPECT_EQ(at_a[0].size(), 4u);
+  EXPECT_EQ(at_a[0].ranks_size(), 2);
+  EXPECT_EQ(at_a[0].nodes_size(), 2);
+  auto at_b = jobs(node_b_);
+  ASSERT_EQ(at_b.size(), 1u);
+  EXPECT_EQ(at_b[0].ranks_size(), 2);
+  // The run has one deliberate error return (an invalid rank under
+  // MPI_ERRORS_RETURN); no timeout.
+  for (const auto* d : {&node_a_, &node_b_})
+    for (const auto& s : symptoms(*d)) EXPECT_NE(s.kind(), v1::SYMPTOM_KIND_RESPONSE_TIMEOUT) << s.DebugString();
+}
+
+TEST_F(PmpiAgentTest, AFaultFreeAllToAllRunHasNoSymptom) {
+  ProcessResult run = runProgram(mpirun({"alltoall", "100"}), std::nullopt, 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("ok 100"), std::string::npos) << run.out;
+  EXPECT_TRUE(symptoms(node_a_).empty());
+  EXPECT_TRUE(symptoms(node_b_).empty());
+}
+
+// Rank 3 stopped: the ranks waiting on it in MPI_Allreduce report a
+// response timeout within the deadline (1 s) plus 1 s, and the daemons name
+// rank 3 on node b from the ranks' progress; SIGCONT lets the job finish.
+TEST_F(PmpiAgentTest, AStoppedRankIsNamedByTheRanksThatWaitOnIt) {
+  BackgroundProgram job;
+  ASSERT_TRUE(job.start(mpirun({"hang", "40", "100"}), dir_ / "job.out", dir_ / "job.err"));
+  pid_t rank3 = -1;
+  for (int i = 0; i < 100 && rank3 < 0; ++i) {
+    std::this_thread::sleep_for(100ms);
+    for (const auto& j : jobs(node_b_))
+      for (const auto& r : j.ranks())
+        if (r.rank() == 3) rank3 = r.pid();
+  }
+  ASSERT_GT(rank3, 0) << job.err();
+  // Let a few steps pass, so the stop lands mid-run.
+  for (int i = 0; i < 100 && job.out().find("step 3") == std::string::npos; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_EQ(::kill(rank3, SIGSTOP), 0);
+  int64_t stopped_ns = realtimeNs();
+
+  std::vector<v1::Symptom> found;
+  for (int i = 0; i < 60 && found.empty(); ++i) {
+    std::this_thread::sleep_for(100ms);
+    for (const auto& s : symptoms(node_a_))
+      if (s.kind() == v1::SYMPTOM_KIND_RESPONSE_TIMEOUT) found.push_back(s);
+  }
+  ::kill(rank3, SIGCONT);
+  ASSERT_FALSE(found.empty()) << job.err();
+  const v1::Symptom& first = found.front();
+  EXPECT_EQ(first.operation(), "MPI_Allreduce") << first.DebugString();
+  ASSERT_EQ(first.suspect_ranks_size(), 1) << first.DebugString();
+  EXPECT_EQ(first.suspect_ranks(0), 3u);
+  EXPECT_EQ(first.suspect_node(), "b");
+  EXPECT_LT(first.reporter_rank(), 2u);  // from a rank on node a
+  // Deadline 1 s + 1 s, plus up to one step (100 ms) before the others wait.
+  EXPECT_LE(first.timestamp_ns() - stopped_ns, 2100000000) << first.DebugString();
+
+  EXPECT_EQ(job.wait(60s), 0) << job.err();
+  EXPECT_NE(job.out().find("done"), std::string::npos) << job.out();
+}
+
+TEST_F(PmpiAgentTest, WithoutADaemonTheJobRunsOnUnchanged) {
+  auto nowhere = (dir_ / "none.sock").string();
+  ProcessResult run = runProgram(mpirun({"alltoall", "20"}, true, nowhere, nowhere), std::nullopt, 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("ok 20"), std::string::npos) << run.out;
+  // One line per node, from its lowest rank.
+  size_t lines = 0;
+  for (size_t at = run.err.find("nodekeeper-pmpi: nodekeeperd not reachable"); at != std::string::npos;
+       at = run.err.find("nodekeeper-pmpi: nodekeeperd not reachable", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2u) << run.err;
+}
+
+}  // namespace
+}  // namespace nk::test
