@@ -20,6 +20,8 @@
 
 #include "cli/app_resolver.h"
 #include "cli/apps_client.h"
+#include "cli/faults_client.h"
+#include "cli/faults_formatter.h"
 #include "cli/tasks_client.h"
 #include "cli/tasks_formatter.h"
 #include "api/task_event_translator.h"
@@ -122,13 +124,14 @@ int CommandRunner::run(const Invocation& invocation) {
   NodeClient client(socket, timeout);
   AppsClient apps_client(socket, timeout);
   TasksClient tasks_client(socket, timeout);
-  int code = dispatch(invocation, client, apps_client, tasks_client);
+  FaultsClient faults_client(socket, timeout);
+  int code = dispatch(invocation, client, apps_client, tasks_client, faults_client);
   out_.flush();
   return code;
 }
 
 int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client,
-                            TasksClient& tasks_client) {
+                            TasksClient& tasks_client, FaultsClient& faults_client) {
   const bool for_app = invocation.options.has("app");
   switch (invocation.command->id) {
     case CommandId::kStatus: return status(invocation, client);
@@ -148,6 +151,8 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
     case CommandId::kTasksStats: return tasksStats(invocation, tasks_client);
     case CommandId::kExport: return exportSession(invocation, tasks_client);
     case CommandId::kGraph: return graph(invocation, tasks_client);
+    case CommandId::kJobs: return jobs(invocation, faults_client);
+    case CommandId::kSymptoms: return symptoms(invocation, faults_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);
   }
   return fail("command not implemented");
@@ -299,6 +304,47 @@ int CommandRunner::tasks(const Invocation& invocation, TasksClient& client) {
   auto sessions = client.listSessions();
   if (!sessions) return fail(sessions.error().message);
   out_ << (invocation.global.json ? TasksFormatter::sessionsJson(*sessions) : TasksFormatter::sessionsText(*sessions));
+  return 0;
+}
+
+int CommandRunner::jobs(const Invocation& invocation, FaultsClient& client) {
+  auto jobs = client.listJobs();
+  if (!jobs) return fail(jobs.error().message);
+  int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  out_ << (invocation.global.json ? FaultsFormatter::jobsJson(*jobs) : FaultsFormatter::jobsText(*jobs, now_ns));
+  return 0;
+}
+
+int CommandRunner::symptoms(const Invocation& invocation, FaultsClient& client) {
+  const std::string job = invocation.options.value("job").value_or("");
+  if (invocation.options.has("job") && job.empty())
+    return fail("symptoms: --job needs a job id (see 'nodekeeper jobs')");
+  const bool follow = invocation.options.has("watch");
+  const bool json = invocation.global.json;
+  // Only a watch turns Ctrl-C into a clean stop; a replay keeps the default.
+  std::optional<InterruptWatcher> interrupts;
+  if (follow) interrupts.emplace();
+  std::vector<pb::Symptom> collected;
+  uint64_t shown = 0;
+  auto on_symptom = [&](const pb::Symptom& symptom) {
+    if (json && !follow) {
+      collected.push_back(symptom);
+      return true;
+    }
+    out_ << (json ? FaultsFormatter::symptomJson(symptom) : FaultsFormatter::symptomLine(symptom));
+    out_.flush();
+    ++shown;
+    // A closed pipe (symptoms --watch | head) ends the watch quietly.
+    return static_cast<bool>(out_);
+  };
+  Status watched = client.watchSymptoms(job, follow, on_symptom,
+                                        interrupts && interrupts->valid() ? &*interrupts : nullptr);
+  if (!watched) return fail(watched.error().message);
+  if (json && !follow) out_ << FaultsFormatter::symptomsJson(collected);
+  else if (!json && !follow && shown == 0)
+    out_ << "No symptoms" << (job.empty() ? std::string() : " of job " + job) << ".\n";
   return 0;
 }
 

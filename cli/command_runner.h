@@ -16,6 +16,7 @@ namespace nk::cli {
 struct Invocation;
 class AppsClient;
 class TasksClient;
+class FaultsClient;
 class NodeClient;
 
 // Carries out a parsed command: calls the daemon, prints the result, and
@@ -27,7 +28,8 @@ class CommandRunner {
   int run(const Invocation& invocation);
 
  private:
-  int dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client, TasksClient& tasks_client);
+  int dispatch(const Invocation& invocation, NodeClient& client, AppsClient& apps_client, TasksClient& tasks_client,
+               FaultsClient& faults_client);
   int status(const Invocation& invocation, NodeClient& client);
   int watch(const Invocation& invocation, NodeClient& client);
   int freqGet(const Invocation& invocation, NodeClient& client, bool governors_only);
@@ -45,6 +47,8 @@ class CommandRunner {
   int tasksStats(const Invocation& invocation, TasksClient& client);
   int exportSession(const Invocation& invocation, TasksClient& client);
   int graph(const Invocation& invocation, TasksClient& client);
+  int jobs(const Invocation& invocation, FaultsClient& client);
+  int symptoms(const Invocation& invocation, FaultsClient& client);
   int writeOutput(std::string_view command, const std::string& path, std::string_view text);
   int budget(const Invocation& invocation, AppsClient& client);
   int appPolicyGet(const Invocation& invocation, AppsClient& client);

@@ -202,6 +202,29 @@ CommandTable::CommandTable() {
        "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
        "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
        "its last good frame, with a warning.\n"},
+      {CommandId::kJobs, {"jobs"}, {}, {},
+       "the MPI jobs whose ranks registered here (PMPI agent), with their ranks",
+       "Lists the MPI jobs whose ranks registered with this daemon through the PMPI\n"
+       "agent: job id, uid, size, the job's nodes (as its ranks gave them), and one line\n"
+       "per rank of this node: rank, node, pid, its process's state (running, sleeping,\n"
+       "stopped, zombie, gone) and how long ago it last reported progress (the agent\n"
+       "reports a few times a second; a rank that stopped reporting is stuck or dead).\n"
+       "You see your own jobs; the admin sees all. Ended jobs stay listed, their ranks\n"
+       "gone, until newer jobs need the room.\n"},
+      {CommandId::kSymptoms, {"symptoms"}, {},
+       {{"job", 0, true, "JOB", "only the symptoms of job JOB"},
+        {"watch", 0, false, "", "then print new symptoms as they arrive, until Ctrl-C"}},
+       "fault symptoms MPI ranks reported (timeouts, MPI errors) and the suspects",
+       "Prints the fault symptoms this daemon received from the PMPI agents of its\n"
+       "ranks, oldest first, one line each: time, job, kind (response_timeout,\n"
+       "mpi_error, ...), the reporting rank@node, the suspect ranks@node, the MPI\n"
+       "operation (with the communicator and collective number for collectives), how\n"
+       "long the call had waited, and the detail. For a collective that timed out, the\n"
+       "daemon names as suspects the members that had not entered it, asking the\n"
+       "daemons of the job's other nodes how far their ranks got; the detail says why\n"
+       "each is suspected. With --watch, keeps printing new symptoms until Ctrl-C\n"
+       "(with --json, one JSON object per line). You see your own jobs' symptoms; the\n"
+       "admin sees all. The daemon keeps the last 10000.\n"},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"

@@ -25,6 +25,8 @@ enum class CommandId {
   kTasksStats,
   kExport,
   kGraph,
+  kJobs,
+  kSymptoms,
   kWhoAmI,
 };
 

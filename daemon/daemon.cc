@@ -12,17 +12,21 @@
 #include <cstring>
 
 #include "api/apps_service_impl.h"
+#include "api/faults_service_impl.h"
 #include "api/node_service_impl.h"
 #include "apps/app_registry.h"
 #include "apps/energy_manager.h"
 #include "apps/node_power_cap.h"
 #include "apps/proc_process_inspector.h"
 #include "energy/policy_registry.h"
+#include "faults/job_registry.h"
+#include "faults/proc_process_state_reader.h"
+#include "faults/symptom_record.h"
+#include "faults/symptom_store.h"
 #include "api/unix_socket_server.h"
 #include "node/access_policy.h"
 #include "node/node_controller.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
-#include "nodekeeper/v1/faults.grpc.pb.h"
 #include "api/tasks_service_impl.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 #include "tasks/session_registry.h"
@@ -189,8 +193,27 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   daemon->services_.push_back(std::make_unique<AppsServiceImpl>(*daemon->apps_, *daemon->access_));
   daemon->sessions_ = std::make_unique<SessionRegistry>(options.state_dir / "recordings");
   daemon->services_.push_back(std::make_unique<TasksServiceImpl>(*daemon->sessions_, *daemon->access_));
-  // Laid out for later work: it answers UNIMPLEMENTED, and reflection lists it.
-  daemon->services_.push_back(std::make_unique<nodekeeper::v1::FaultsService::Service>());
+  daemon->process_states_ = std::make_unique<ProcProcessStateReader>();
+  daemon->jobs_ = std::make_unique<JobRegistry>(*daemon->process_states_);
+  daemon->symptoms_ = std::make_unique<SymptomStore>();
+  FaultsServiceImpl::Options faults;
+  faults.on_symptom = [](const SymptomRecord& s) {
+    Logger::warning(s.describe(), {{"JOB_ID", s.job_id},
+                                   {"SYMPTOM_ID", std::to_string(s.symptom_id)},
+                                   {"SYMPTOM_KIND", std::string(symptomKindName(s.kind))},
+                                   {"REPORTER", std::to_string(s.reporter_rank) + "@" + s.reporter_node},
+                                   {"SUSPECT_RANKS", formatRankList(s.suspect_ranks)},
+                                   {"SUSPECT_NODE", s.suspect_node},
+                                   {"MPI_OPERATION", s.operation}});
+  };
+  faults.log_warning = [](const std::string& message) { Logger::warning(message); };
+  // Other daemons reach this one at its socket; a rank's node list names it
+  // the same way, which is how the service tells itself from the others.
+  std::error_code absolute_error;
+  std::filesystem::path own_socket = std::filesystem::absolute(options.socket_path, absolute_error);
+  if (absolute_error) own_socket = options.socket_path;
+  daemon->services_.push_back(std::make_unique<FaultsServiceImpl>(
+      *daemon->jobs_, *daemon->symptoms_, *daemon->access_, "unix:" + own_socket.string(), faults));
 
   if (options.socket_path.has_parent_path()) {
     if (Status s = makeDirectory(options.socket_path.parent_path(), "socket directory"); !s) return s.error();
@@ -261,6 +284,9 @@ void Daemon::stop() {
   }
   server_.reset();
   services_.clear();
+  symptoms_.reset();
+  jobs_.reset();
+  process_states_.reset();
   energy_.reset();
   apps_.reset();
   node_.reset();

@@ -19,6 +19,9 @@ class AccessPolicy;
 class AppRegistry;
 class EnergyManager;
 class SessionRegistry;
+class JobRegistry;
+class SymptomStore;
+class ProcessStateReader;
 class NodeServiceImpl;
 class UnixSocketServer;
 
@@ -52,6 +55,9 @@ class Daemon {
   std::unique_ptr<AppRegistry> apps_;
   std::unique_ptr<EnergyManager> energy_;
   std::unique_ptr<SessionRegistry> sessions_;
+  std::unique_ptr<ProcessStateReader> process_states_;
+  std::unique_ptr<JobRegistry> jobs_;
+  std::unique_ptr<SymptomStore> symptoms_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::unique_ptr<UnixSocketServer> server_;
   bool stopped_ = false;

@@ -38,6 +38,18 @@ Result<PeerCredentials> PeerIdentity::fromContext(const grpc::ServerContext& con
 }
 
 Result<PeerCredentials> PeerIdentity::fromPeerString(std::string_view peer) {
+  auto credentials = kernelCredentials(peer);
+  if (credentials) addGroups(*credentials);
+  return credentials;
+}
+
+Result<PeerCredentials> PeerIdentity::withoutGroups(const grpc::ServerContext& context) {
+  return kernelCredentials(context.peer());
+}
+
+void PeerIdentity::addGroups(PeerCredentials& peer) { peer.groups = supplementaryGroups(peer.pid); }
+
+Result<PeerCredentials> PeerIdentity::kernelCredentials(std::string_view peer) {
   if (peer.rfind("fd:", 0) != 0) return permissionDenied("caller identity unknown (not a local Unix connection)");
   int fd = -1;
   auto [ptr, ec] = std::from_chars(peer.data() + 3, peer.data() + peer.size(), fd);
@@ -50,7 +62,6 @@ Result<PeerCredentials> PeerIdentity::fromPeerString(std::string_view peer) {
   out.pid = cred.pid;
   out.uid = cred.uid;
   out.gid = cred.gid;
-  out.groups = supplementaryGroups(cred.pid);
   return out;
 }
 

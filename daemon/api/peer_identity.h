@@ -18,6 +18,14 @@ class PeerIdentity {
  public:
   static Result<PeerCredentials> fromContext(const grpc::ServerContext& context);
   static Result<PeerCredentials> fromPeerString(std::string_view peer);
+  // SO_PEERCRED only, without the supplementary groups (a read of /proc):
+  // for calls made many times a second that need a role only now and then;
+  // addGroups() completes the credentials when they do.
+  static Result<PeerCredentials> withoutGroups(const grpc::ServerContext& context);
+  static void addGroups(PeerCredentials& peer);
+
+ private:
+  static Result<PeerCredentials> kernelCredentials(std::string_view peer);
 };
 
 }  // namespace nk

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <thread>
@@ -43,7 +44,8 @@ class PmpiAgentTest : public ::testing::Test {
 
   // mpirun's MPMD form: ranks 0-1 on node a, 2-3 on node b.
   std::vector<std::string> mpirun(const std::vector<std::string>& program, bool agent = true,
-                                  const std::string& socket_a = "", const std::string& socket_b = "") {
+                                  const std::string& socket_a = "", const std::string& socket_b = "",
+                                  const std::string& executable = envOr("NK_MPI_CHECK")) {
     std::vector<std::string> argv = {"/usr/bin/env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
                                      "OMPI_MCA_btl=self,vader", "OMPI_MCA_rmaps_base_oversubscribe=1",
                                      "mpirun", "--oversubscribe", "--bind-to", "none"};
@@ -54,7 +56,7 @@ class PmpiAgentTest : public ::testing::Test {
                                  "NODEKEEPER_NODE=" + name, "-x", "NODEKEEPER_PMPI_DEADLINE_MS=1000", "-x",
                                  "NODEKEEPER_PMPI_HEARTBEAT_MS=100"});
       }
-      part.push_back(envOr("NK_MPI_CHECK"));
+      part.push_back(executable);
       part.insert(part.end(), program.begin(), program.end());
       return part;
     };
@@ -95,18 +97,38 @@ class PmpiAgentTest : public ::testing::Test {
   DaemonProcess node_a_, node_b_;
 };
 
+std::map<int, std::string> checksums(const std::string& out) {
+  std::regex checksum("rank +(\\d+) +checksum +(\\S+)");
+  std::map<int, std::string> m;
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), checksum); it != std::sregex_iterator(); ++it)
+    m[std::stoi((*it)[1])] = (*it)[2];
+  return m;
+}
+
+// Fortran programs (mpif.h and `use mpi`) reach MPI through Open MPI's
+// Fortran bindings, which the agent wraps itself: same results, and the
+// ranks register.
+TEST_F(PmpiAgentTest, FortranProgramsGiveTheSameResultsWithTheAgent) {
+  for (const char* variable : {"NK_MPI_CHECK_F", "NK_MPI_CHECK_USE"}) {
+    std::string program = envOr(variable);
+    if (program.empty()) GTEST_SKIP() << "no Fortran compiler";
+    ProcessResult without = runProgram(mpirun({}, false, "", "", program), std::nullopt, 120s);
+    ASSERT_EQ(without.exit_code, 0) << without.out << without.err;
+    ProcessResult with = runProgram(mpirun({}, true, "", "", program), std::nullopt, 120s);
+    ASSERT_EQ(with.exit_code, 0) << with.out << with.err;
+    EXPECT_EQ(checksums(without.out).size(), 4u) << without.out;
+    EXPECT_EQ(checksums(with.out), checksums(without.out)) << with.out;
+    EXPECT_NE(with.out.find("ok"), std::string::npos) << with.out;
+  }
+  EXPECT_EQ(jobs(node_a_).size(), 2u);  // both programs registered
+}
+
 TEST_F(PmpiAgentTest, CorrectnessRunGivesTheSameResultsWithTheAgent) {
   ProcessResult without = runProgram(mpirun({"correctness"}, false), std::nullopt, 120s);
   ASSERT_EQ(without.exit_code, 0) << without.out << without.err;
   ProcessResult with = runProgram(mpirun({"correctness"}), std::nullopt, 120s);
   ASSERT_EQ(with.exit_code, 0) << with.out << with.err;
-  std::regex checksum("rank (\\d+) checksum (\\S+)");
-  auto sums = [&](const std::string& out) {
-    std::map<int, std::string> m;
-    for (auto it = std::sregex_iterator(out.begin(), out.end(), checksum); it != std::sregex_iterator(); ++it)
-      m[std::stoi((*it)[1])] = (*it)[2];
-    return m;
-  };
+  auto sums = checksums;
   EXPECT_EQ(sums(without.out).size(), 4u) << without.out;
   EXPECT_EQ(sums(with.out), sums(without.out));
   EXPECT_NE(with.out.find("ok"), std::string::npos) << with.out;

@@ -1,0 +1,176 @@
+#include "cli/faults_formatter.h"
+
+#include <time.h>
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/table.h"
+#include "common/units.h"
+
+namespace nk::cli {
+
+namespace pb = nodekeeper::v1;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// The nodes a job spans, short enough for a table cell.
+std::string nodeNames(const pb::Job& job) {
+  if (job.nodes().empty()) return "-";
+  constexpr int kShown = 4;
+  std::string out;
+  for (int i = 0; i < job.nodes_size() && i < kShown; ++i) out += (i ? "," : "") + job.nodes(i).node();
+  if (job.nodes_size() > kShown) out += " +" + std::to_string(job.nodes_size() - kShown);
+  return out;
+}
+
+std::vector<uint32_t> ranksOf(const google::protobuf::RepeatedField<uint32_t>& ranks) {
+  return std::vector<uint32_t>(ranks.begin(), ranks.end());
+}
+
+std::string dump(const Json& json, int indent) { return json.dump(indent, ' ', false, Json::error_handler_t::replace); }
+
+Json symptomObject(const pb::Symptom& s) {
+  return {{"symptom_id", s.symptom_id()},
+          {"job_id", s.job_id()},
+          {"kind", FaultsFormatter::kindName(s.kind())},
+          {"timestamp_ns", s.timestamp_ns()},
+          {"reporter_node", s.reporter_node()},
+          {"reporter_rank", s.reporter_rank()},
+          {"suspect_node", s.suspect_node()},
+          {"suspect_ranks", ranksOf(s.suspect_ranks())},
+          {"operation", s.operation()},
+          {"error_code", s.error_code()},
+          {"communicator", s.communicator()},
+          {"collective_seq", s.collective_seq()},
+          {"communicator_members", ranksOf(s.communicator_members())},
+          {"waited_s", s.waited_s()},
+          {"detail", s.detail()}};
+}
+
+}  // namespace
+
+std::string FaultsFormatter::kindName(pb::SymptomKind kind) {
+  switch (kind) {
+    case pb::SYMPTOM_KIND_RESPONSE_TIMEOUT: return "response_timeout";
+    case pb::SYMPTOM_KIND_MPI_ERROR: return "mpi_error";
+    case pb::SYMPTOM_KIND_HEARTBEAT_LOST: return "heartbeat_lost";
+    case pb::SYMPTOM_KIND_THERMAL_ALARM: return "thermal_alarm";
+    case pb::SYMPTOM_KIND_POWER_ALARM: return "power_alarm";
+    default: return "unspecified";
+  }
+}
+
+std::string FaultsFormatter::timeText(int64_t realtime_ns) {
+  if (realtime_ns <= 0) return "-";
+  time_t seconds = static_cast<time_t>(realtime_ns / 1000000000);
+  int millis = static_cast<int>((realtime_ns % 1000000000) / 1000000);
+  tm local{};
+  localtime_r(&seconds, &local);
+  char buffer[64];
+  size_t n = strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S", &local);
+  std::snprintf(buffer + n, sizeof buffer - n, ".%03d", millis);
+  return buffer;
+}
+
+std::string FaultsFormatter::ageText(int64_t then_ns, int64_t now_ns) {
+  if (then_ns <= 0) return "never";
+  double seconds = static_cast<double>(std::max<int64_t>(now_ns - then_ns, 0)) / 1e9;
+  char buffer[32];
+  if (seconds < 60) std::snprintf(buffer, sizeof buffer, "%.1f s ago", seconds);
+  else if (seconds < 3600) std::snprintf(buffer, sizeof buffer, "%.0f min ago", seconds / 60);
+  else std::snprintf(buffer, sizeof buffer, "%.1f h ago", seconds / 3600);
+  return buffer;
+}
+
+std::string FaultsFormatter::jobsText(const pb::JobList& jobs, int64_t now_ns) {
+  if (jobs.jobs().empty()) return "No MPI jobs (their ranks register through the PMPI agent).\n";
+  Table table({{"JOB", Table::Align::kLeft},
+               {"UID", Table::Align::kRight},
+               {"SIZE", Table::Align::kRight},
+               {"NODES", Table::Align::kLeft},
+               {"RANK", Table::Align::kRight},
+               {"NODE", Table::Align::kLeft},
+               {"PID", Table::Align::kRight},
+               {"STATE", Table::Align::kLeft},
+               {"LAST REPORT", Table::Align::kLeft}});
+  for (const auto& job : jobs.jobs()) {
+    std::vector<std::string> first = {job.job_id(), std::to_string(job.uid()), std::to_string(job.size()),
+                                      nodeNames(job)};
+    if (job.ranks().empty()) {
+      first.insert(first.end(), {"-", "-", "-", "-", "-"});
+      table.addRow(first);
+      continue;
+    }
+    bool on_first = true;
+    for (const auto& rank : job.ranks()) {
+      std::vector<std::string> row = on_first ? first : std::vector<std::string>{"", "", "", ""};
+      row.insert(row.end(), {std::to_string(rank.rank()), rank.node(), std::to_string(rank.pid()),
+                             rank.process_state().empty() ? "-" : rank.process_state(),
+                             ageText(rank.last_report_ns(), now_ns)});
+      table.addRow(std::move(row));
+      on_first = false;
+    }
+  }
+  return table.render();
+}
+
+std::string FaultsFormatter::jobsJson(const pb::JobList& jobs) {
+  Json list = Json::array();
+  for (const auto& job : jobs.jobs()) {
+    Json nodes = Json::array();
+    for (const auto& n : job.nodes())
+      nodes.push_back({{"node", n.node()}, {"endpoint", n.endpoint()}, {"ranks", ranksOf(n.ranks())}});
+    Json ranks = Json::array();
+    for (const auto& r : job.ranks())
+      ranks.push_back({{"rank", r.rank()},
+                       {"node", r.node()},
+                       {"pid", r.pid()},
+                       {"process_state", r.process_state()},
+                       {"last_report_ns", r.last_report_ns()}});
+    list.push_back({{"job_id", job.job_id()},
+                    {"uid", job.uid()},
+                    {"size", job.size()},
+                    {"nodes", nodes},
+                    {"ranks", ranks}});
+  }
+  return dump(Json{{"jobs", list}}, 2) + "\n";
+}
+
+std::string FaultsFormatter::symptomLine(const pb::Symptom& s) {
+  std::string line = timeText(s.timestamp_ns()) + "  " + s.job_id() + "  " + kindName(s.kind()) + "  rank " +
+                     std::to_string(s.reporter_rank()) + "@" + (s.reporter_node().empty() ? "?" : s.reporter_node());
+  if (s.suspect_ranks().empty()) {
+    line += "  suspects -";
+  } else {
+    line += "  suspect" + std::string(s.suspect_ranks_size() > 1 ? "s " : " ") +
+            formatCpuList(ranksOf(s.suspect_ranks()));
+    if (!s.suspect_node().empty()) line += "@" + s.suspect_node();
+  }
+  if (!s.operation().empty()) line += "  " + s.operation();
+  if (!s.communicator().empty() && s.collective_seq() > 0)
+    line += " (" + s.communicator() + " #" + std::to_string(s.collective_seq()) + ")";
+  if (s.error_code() != 0) line += "  error " + std::to_string(s.error_code());
+  if (s.waited_s() > 0) {
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "  waited %.1f s", s.waited_s());
+    line += waited;
+  }
+  if (!s.detail().empty()) line += "  " + s.detail();
+  // One symptom, one line, whatever the agent put in its detail.
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  return line + "\n";
+}
+
+std::string FaultsFormatter::symptomJson(const pb::Symptom& symptom) { return dump(symptomObject(symptom), -1) + "\n"; }
+
+std::string FaultsFormatter::symptomsJson(const std::vector<pb::Symptom>& symptoms) {
+  Json list = Json::array();
+  for (const auto& s : symptoms) list.push_back(symptomObject(s));
+  return dump(Json{{"symptoms", list}}, 2) + "\n";
+}
+
+}  // namespace nk::cli

@@ -1,0 +1,250 @@
+#include "faults/job_registry.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace nk {
+
+namespace {
+
+constexpr size_t kMaxIdBytes = 256;
+
+std::string singleQuoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+Error noSuchJob(std::string_view job_id) {
+  return notFound("no job " + singleQuoted(job_id) +
+                  " is registered at this daemon (its ranks call RegisterRank first)");
+}
+
+Error noSuchRank(std::string_view job_id, uint32_t rank) {
+  return notFound("rank " + std::to_string(rank) + " of job " + singleQuoted(job_id) +
+                  " is not registered at this daemon (RegisterRank first)");
+}
+
+bool isDead(ProcessState state) { return state == ProcessState::kGone || state == ProcessState::kZombie; }
+
+}  // namespace
+
+JobRegistry::JobRegistry(const ProcessStateReader& processes, Options options)
+    : processes_(processes), options_(options) {
+  options_.max_jobs = std::max<size_t>(options_.max_jobs, 1);
+}
+
+ProcessState JobRegistry::stateOf(const RankRecord& rank) const {
+  return processes_.stateOf(rank.pid, rank.start_time);
+}
+
+bool JobRegistry::endedLocked(const Job& job) const {
+  return std::all_of(job.ranks.begin(), job.ranks.end(),
+                     [&](const auto& entry) { return isDead(stateOf(entry.second)); });
+}
+
+bool JobRegistry::ended(const JobRecord& job) const {
+  return std::all_of(job.ranks.begin(), job.ranks.end(), [&](const RankRecord& r) { return isDead(stateOf(r)); });
+}
+
+// Only when full, so /proc is read for every job only then.
+void JobRegistry::makeRoomLocked() {
+  while (jobs_.size() >= options_.max_jobs) {
+    auto victim = jobs_.end();
+    bool victim_ended = false;
+    for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
+      bool it_ended = endedLocked(it->second);
+      if (victim == jobs_.end() || (it_ended && !victim_ended) ||
+          (it_ended == victim_ended && it->second.record.last_activity_ns < victim->second.record.last_activity_ns)) {
+        victim = it;
+        victim_ended = it_ended;
+      }
+    }
+    jobs_.erase(victim);
+  }
+}
+
+Status JobRegistry::registerRank(RankRegistration r, bool any_owner) {
+  if (r.job_id.empty()) return invalidArgument("job_id is empty");
+  if (r.job_id.size() > kMaxIdBytes)
+    return invalidArgument("job_id is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  if (r.size == 0) return invalidArgument("size is 0: a job has at least one rank");
+  if (r.rank >= r.size)
+    return invalidArgument("rank " + std::to_string(r.rank) + " is not below size " + std::to_string(r.size));
+  if (r.node.empty()) return invalidArgument("node is empty: give the node's name (NODEKEEPER_NODE or the host name)");
+  if (r.node.size() > kMaxIdBytes)
+    return invalidArgument("node is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  if (r.endpoint.size() > kMaxIdBytes)
+    return invalidArgument("endpoint is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  if (r.pid <= 0) return invalidArgument("pid " + std::to_string(r.pid) + " is not a process id");
+  auto status = processes_.read(r.pid);
+  if (!status) return invalidArgument("pid " + std::to_string(r.pid) + " is not a running process");
+
+  RankRecord rank;
+  rank.rank = r.rank;
+  rank.node = std::move(r.node);
+  rank.pid = r.pid;
+  rank.start_time = status->start_time;
+  rank.endpoint = std::move(r.endpoint);
+  rank.registered_ns = r.now_ns;
+
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(r.job_id);
+  // A job id whose ranks have all ended may come back (a rerun, a reused
+  // scheduler id): that is a new job, not a rank joining the old one.
+  if (it != jobs_.end() && endedLocked(it->second)) {
+    jobs_.erase(it);
+    it = jobs_.end();
+  }
+  if (it == jobs_.end()) {
+    makeRoomLocked();
+    Job job;
+    job.record.job_id = r.job_id;
+    job.record.uid = r.uid;
+    job.record.size = r.size;
+    job.record.created_ns = r.now_ns;
+    it = jobs_.emplace(r.job_id, std::move(job)).first;
+  } else {
+    JobRecord& existing = it->second.record;
+    if (existing.uid != r.uid && !any_owner)
+      return permissionDenied("job " + singleQuoted(r.job_id) + " belongs to uid " + std::to_string(existing.uid) +
+                              "; a rank of uid " + std::to_string(r.uid) + " may not join it");
+    if (existing.size != r.size)
+      return invalidArgument("size " + std::to_string(r.size) + " differs from the size " +
+                             std::to_string(existing.size) + " that job " + singleQuoted(r.job_id) +
+                             " was registered with");
+  }
+  it->second.record.last_activity_ns = r.now_ns;
+  it->second.ranks[rank.rank] = std::move(rank);
+  return {};
+}
+
+Status JobRegistry::setNodes(std::string_view job_id, std::vector<JobNodeRecord> nodes, int64_t now_ns) {
+  if (job_id.empty()) return invalidArgument("job_id is empty");
+  if (nodes.empty()) return invalidArgument("nodes is empty: list the job's nodes with their ranks");
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return noSuchJob(job_id);
+  const uint32_t size = it->second.record.size;
+
+  std::unordered_map<std::string, size_t> node_index;
+  std::unordered_map<uint32_t, size_t> rank_node;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const JobNodeRecord& n = nodes[i];
+    const std::string where = "nodes[" + std::to_string(i) + "]";
+    if (n.node.empty()) return invalidArgument(where + ".node is empty");
+    if (n.node.size() > kMaxIdBytes)
+      return invalidArgument(where + ".node is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+    const std::string named = where + " (node " + singleQuoted(n.node) + ")";
+    if (n.endpoint.empty()) return invalidArgument(named + " has no endpoint");
+    if (n.endpoint.size() > kMaxIdBytes)
+      return invalidArgument(named + ": endpoint is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+    if (n.ranks.empty()) return invalidArgument(named + " lists no ranks");
+    // One name with two endpoints is two daemons (emulated nodes on one
+    // host); the same pair twice is a mistake.
+    auto [seen, fresh] = node_index.emplace(n.node + '\n' + n.endpoint, i);
+    if (!fresh)
+      return invalidArgument("node " + singleQuoted(n.node) + " at " + n.endpoint + " is listed twice (nodes[" +
+                             std::to_string(seen->second) + "] and nodes[" + std::to_string(i) + "])");
+    for (uint32_t rank : n.ranks) {
+      if (rank >= size)
+        return invalidArgument(named + " lists rank " + std::to_string(rank) + ", but job " + singleQuoted(job_id) +
+                               " has size " + std::to_string(size));
+      auto [other, first] = rank_node.emplace(rank, i);
+      if (!first)
+        return invalidArgument("rank " + std::to_string(rank) + " is listed twice (on node " +
+                               singleQuoted(nodes[other->second].node) + " and on node " + singleQuoted(n.node) + ")");
+    }
+  }
+  if (rank_node.size() < size) {
+    // Every listed rank is below size and listed once, so the scan finds
+    // the first missing ones after at most as many steps as ranks listed.
+    std::vector<uint32_t> missing;
+    for (uint32_t rank = 0; rank < size && missing.size() < 3; ++rank)
+      if (!rank_node.count(rank)) missing.push_back(rank);
+    const size_t count = size - rank_node.size();
+    std::string list;
+    for (size_t i = 0; i < missing.size() && i < 3; ++i) list += (i ? ", " : "") + std::to_string(missing[i]);
+    if (count > 3) list += ", ...";
+    if (count == 1) return invalidArgument("rank " + list + " of job " + singleQuoted(job_id) + " is on no node");
+    return invalidArgument(std::to_string(count) + " ranks of job " + singleQuoted(job_id) + " are on no node (" +
+                           list + ")");
+  }
+  it->second.record.nodes = std::move(nodes);
+  it->second.record.last_activity_ns = now_ns;
+  return {};
+}
+
+Status JobRegistry::recordProgress(ProgressUpdate update, std::optional<pid_t> caller_pid) {
+  if (update.communicators.size() > options_.max_communicators)
+    return invalidArgument("progress report of rank " + std::to_string(update.rank) + " lists " +
+                           std::to_string(update.communicators.size()) + " communicators; at most " +
+                           std::to_string(options_.max_communicators) + " are kept");
+  for (size_t i = 0; i < update.communicators.size(); ++i) {
+    const std::string& name = update.communicators[i].communicator;
+    if (name.empty()) return invalidArgument("communicators[" + std::to_string(i) + "].communicator is empty");
+    if (name.size() > kMaxIdBytes)
+      return invalidArgument("communicators[" + std::to_string(i) + "].communicator is longer than " +
+                             std::to_string(kMaxIdBytes) + " bytes");
+  }
+  if (update.current_operation.size() > kMaxIdBytes)
+    return invalidArgument("current_operation is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(update.job_id);
+  if (it == jobs_.end()) return noSuchJob(update.job_id);
+  auto rank = it->second.ranks.find(update.rank);
+  if (rank == it->second.ranks.end()) return noSuchRank(update.job_id, update.rank);
+  if (caller_pid && rank->second.pid != *caller_pid)
+    return permissionDenied("rank " + std::to_string(update.rank) + " of job " + singleQuoted(update.job_id) +
+                            " was registered by pid " + std::to_string(rank->second.pid) + "; you are pid " +
+                            std::to_string(*caller_pid));
+  rank->second.communicators = std::move(update.communicators);
+  rank->second.current_operation = std::move(update.current_operation);
+  rank->second.last_report_ns = update.now_ns;
+  it->second.record.last_activity_ns = update.now_ns;
+  return {};
+}
+
+Status JobRegistry::checkCaller(std::string_view job_id, std::optional<uint32_t> rank, pid_t caller_pid) const {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return noSuchJob(job_id);
+  const auto& ranks = it->second.ranks;
+  if (rank) {
+    auto found = ranks.find(*rank);
+    if (found == ranks.end()) return noSuchRank(job_id, *rank);
+    if (found->second.pid == caller_pid) return {};
+    return permissionDenied("rank " + std::to_string(*rank) + " of job " + singleQuoted(job_id) +
+                            " was registered by pid " + std::to_string(found->second.pid) + "; you are pid " +
+                            std::to_string(caller_pid));
+  }
+  for (const auto& [number, record] : ranks)
+    if (record.pid == caller_pid) return {};
+  return permissionDenied("pid " + std::to_string(caller_pid) + " registered no rank of job " + singleQuoted(job_id) +
+                          " at this daemon; only the job's ranks (or an admin) may do this");
+}
+
+JobRecord JobRegistry::snapshot(const Job& job) {
+  JobRecord record = job.record;
+  record.ranks.reserve(job.ranks.size());
+  for (const auto& [number, rank] : job.ranks) record.ranks.push_back(rank);
+  return record;
+}
+
+std::optional<JobRecord> JobRegistry::job(std::string_view job_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return std::nullopt;
+  return snapshot(it->second);
+}
+
+std::vector<JobRecord> JobRegistry::list(std::optional<uid_t> only_uid) const {
+  std::lock_guard lock(mutex_);
+  std::vector<JobRecord> out;
+  for (const auto& [id, job] : jobs_)
+    if (!only_uid || job.record.uid == *only_uid) out.push_back(snapshot(job));
+  return out;
+}
+
+size_t JobRegistry::size() const {
+  std::lock_guard lock(mutex_);
+  return jobs_.size();
+}
+
+}  // namespace nk

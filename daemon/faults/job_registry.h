@@ -1,0 +1,126 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "faults/process_state_reader.h"
+
+namespace nk {
+
+// How far one rank got in one communicator's collectives.
+struct CommProgressRecord {
+  std::string communicator;
+  uint64_t collectives_entered = 0;
+};
+
+// One node of a job, as its rank 0 listed them (SetJobNodes).
+struct JobNodeRecord {
+  std::string node;
+  std::string endpoint;  // where that node's daemon answers
+  std::vector<uint32_t> ranks;
+};
+
+// One rank of a job registered at this daemon.
+struct RankRecord {
+  uint32_t rank = 0;
+  std::string node;
+  pid_t pid = -1;
+  uint64_t start_time = 0;  // of `pid` at registration: tells a reused pid apart
+  std::string endpoint;     // how other daemons reach this one, as the rank saw it
+  std::vector<CommProgressRecord> communicators;
+  std::string current_operation;
+  int64_t registered_ns = 0;   // CLOCK_REALTIME, this daemon's
+  int64_t last_report_ns = 0;  // of its last progress report; 0 before the first
+};
+
+struct JobRecord {
+  std::string job_id;
+  uid_t uid = 0;  // of its ranks' processes
+  uint32_t size = 0;
+  std::vector<JobNodeRecord> nodes;  // empty until SetJobNodes
+  std::vector<RankRecord> ranks;     // registered here, by rank
+  int64_t created_ns = 0;
+  int64_t last_activity_ns = 0;
+};
+
+struct RankRegistration {
+  std::string job_id;
+  uint32_t rank = 0;
+  uint32_t size = 0;
+  std::string node;
+  pid_t pid = -1;
+  uid_t uid = 0;
+  std::string endpoint;
+  int64_t now_ns = 0;
+};
+
+struct ProgressUpdate {
+  std::string_view job_id;
+  uint32_t rank = 0;
+  std::vector<CommProgressRecord> communicators;
+  std::string current_operation;
+  int64_t now_ns = 0;
+};
+
+// The MPI jobs whose ranks registered at this daemon: each job's size and
+// owner, the node list its rank 0 gave, and the progress of its local
+// ranks. Jobs stay after their ranks end, for post-mortem listing; memory is
+// bounded by a number of jobs, the oldest ended job making room first. A
+// job id whose ranks have all gone may be used again by a new job.
+class JobRegistry {
+ public:
+  struct Options {
+    size_t max_jobs = 1000;
+    size_t max_communicators = 4096;  // per rank and progress report
+  };
+
+  explicit JobRegistry(const ProcessStateReader& processes) : JobRegistry(processes, Options{}) {}
+  JobRegistry(const ProcessStateReader& processes, Options options);
+
+  // Adds the rank, or replaces an earlier registration of the same rank.
+  // The job is its first rank's user's: ranks of other users may join it
+  // only with `any_owner` (an admin).
+  Status registerRank(RankRegistration registration, bool any_owner = false);
+  // Checks that the nodes are named, have endpoints, and hold every rank of
+  // the job exactly once, then replaces the job's node list.
+  Status setNodes(std::string_view job_id, std::vector<JobNodeRecord> nodes, int64_t now_ns);
+  // `caller_pid`: when set, the rank must have been registered by it.
+  Status recordProgress(ProgressUpdate update, std::optional<pid_t> caller_pid);
+  // OK when `caller_pid` registered `rank` of the job, or with no rank given,
+  // any of its ranks here.
+  Status checkCaller(std::string_view job_id, std::optional<uint32_t> rank, pid_t caller_pid) const;
+
+  std::optional<JobRecord> job(std::string_view job_id) const;
+  std::vector<JobRecord> list(std::optional<uid_t> only_uid = std::nullopt) const;
+  size_t size() const;
+
+  ProcessState stateOf(const RankRecord& rank) const;
+  // True when no process of the job's local ranks is left.
+  bool ended(const JobRecord& job) const;
+
+ private:
+  struct Job {
+    JobRecord record;  // its `ranks` stay empty: they live in `ranks`
+    std::map<uint32_t, RankRecord> ranks;
+  };
+
+  static JobRecord snapshot(const Job& job);
+  bool endedLocked(const Job& job) const;
+  void makeRoomLocked();
+
+  const ProcessStateReader& processes_;
+  Options options_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Job, std::less<>> jobs_;
+};
+
+}  // namespace nk

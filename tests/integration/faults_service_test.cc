@@ -1,0 +1,550 @@
+// Integration tests of the faults service: two real nodekeeperd as the
+// nodes "a" and "b" of one MPI job, and this test process playing its four
+// ranks (0 and 1 at a, 2 and 3 at b) the way the PMPI agent would:
+// registration, the node list, progress heartbeats, symptoms.
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "nodekeeper/v1/faults.grpc.pb.h"
+#include "test_process.h"
+
+namespace nk::test {
+namespace {
+
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+
+constexpr uid_t kNobody = 65534;
+constexpr const char* kAsOtherFlag = "--nk-faults-as-other";
+constexpr const char* kJob = "job-1";
+
+std::unique_ptr<grpc::ClientContext> contextWithDeadline(std::chrono::milliseconds timeout = 5000ms) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+  return context;
+}
+
+std::unique_ptr<v1::FaultsService::Stub> stubFor(const std::string& socket) {
+  return v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials()));
+}
+
+grpc::Status registerRank(v1::FaultsService::Stub& stub, const std::string& job, uint32_t rank, uint32_t size,
+                          const std::string& node, pid_t pid, const std::string& endpoint) {
+  v1::RegisterRankRequest request;
+  request.set_job_id(job);
+  request.set_rank(rank);
+  request.set_size(size);
+  request.set_node(node);
+  request.set_pid(pid);
+  request.set_endpoint(endpoint);
+  v1::RegisterRankResponse response;
+  auto context = contextWithDeadline();
+  return stub.RegisterRank(context.get(), request, &response);
+}
+
+grpc::Status reportProgress(v1::FaultsService::Stub& stub, const std::string& job, uint32_t rank, uint64_t world) {
+  v1::ProgressReport report;
+  report.set_job_id(job);
+  report.set_rank(rank);
+  v1::CommProgress* comm = report.add_communicators();
+  comm->set_communicator("world");
+  comm->set_collectives_entered(world);
+  report.set_current_operation("MPI_Allreduce");
+  v1::ReportProgressResponse response;
+  auto context = contextWithDeadline(1000ms);
+  return stub.ReportProgress(context.get(), report, &response);
+}
+
+v1::Symptom allreduceTimeout(uint32_t reporter, const std::string& node) {
+  v1::Symptom symptom;
+  symptom.set_job_id(kJob);
+  symptom.set_kind(v1::SYMPTOM_KIND_RESPONSE_TIMEOUT);
+  symptom.set_reporter_node(node);
+  symptom.set_reporter_rank(reporter);
+  symptom.set_operation("MPI_Allreduce");
+  symptom.set_communicator("world");
+  symptom.set_collective_seq(5);
+  for (uint32_t r = 0; r < 4; ++r) symptom.add_communicator_members(r);
+  symptom.set_waited_s(2.0);
+  symptom.set_detail("waiting in MPI_Allreduce");
+  return symptom;
+}
+
+// The agents' heartbeats: each rank reports every 100 ms from a thread of
+// its own (as each rank's agent does, so that one slow daemon delays no
+// other rank), rank 3 one collective behind the others, until destroyed.
+class ProgressPump {
+ public:
+  explicit ProgressPump(std::vector<std::pair<v1::FaultsService::Stub*, uint32_t>> ranks) {
+    for (auto [stub, rank] : ranks)
+      threads_.emplace_back([this, stub, rank] {
+        while (!stop_) {
+          (void)reportProgress(*stub, kJob, rank, rank == 3 ? 4 : 5);
+          ++reports_;
+          for (int i = 0; i < 10 && !stop_; ++i) std::this_thread::sleep_for(10ms);
+        }
+      });
+  }
+  ~ProgressPump() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+  }
+  void waitForReports(int n) {
+    for (int i = 0; i < 500 && reports_ < n; ++i) std::this_thread::sleep_for(10ms);
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> reports_{0};
+  std::vector<std::thread> threads_;
+};
+
+size_t lineCount(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+class FaultsServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = makeSharedTempDir("faults");
+    std::filesystem::create_directories(dir_ / "a");
+    std::filesystem::create_directories(dir_ / "b");
+    ASSERT_TRUE(node_a_.start(dir_ / "a")) << node_a_.lastError();
+    ASSERT_TRUE(node_b_.start(dir_ / "b")) << node_b_.lastError();
+    a_ = stubFor(node_a_.socket().string());
+    b_ = stubFor(node_b_.socket().string());
+  }
+  void TearDown() override {
+    node_a_.stop();
+    node_b_.stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::string endpointA() const { return "unix:" + node_a_.socket().string(); }
+  std::string endpointB() const { return "unix:" + node_b_.socket().string(); }
+
+  v1::SetJobNodesRequest nodeList() const {
+    v1::SetJobNodesRequest request;
+    request.set_job_id(kJob);
+    v1::JobNode* a = request.add_nodes();
+    a->set_node("a");
+    a->set_endpoint(endpointA());
+    a->add_ranks(0);
+    a->add_ranks(1);
+    v1::JobNode* b = request.add_nodes();
+    b->set_node("b");
+    b->set_endpoint(endpointB());
+    b->add_ranks(2);
+    b->add_ranks(3);
+    return request;
+  }
+  grpc::Status setNodes(v1::FaultsService::Stub& stub, const v1::SetJobNodesRequest& request) {
+    v1::SetJobNodesResponse response;
+    auto context = contextWithDeadline();
+    return stub.SetJobNodes(context.get(), request, &response);
+  }
+
+  // Ranks 0 and 1 at a, 2 and 3 at b, all this process unless `rank0_pid`;
+  // both daemons get the node list.
+  void setUpJob(pid_t rank0_pid = getpid()) {
+    ASSERT_TRUE(registerRank(*a_, kJob, 0, 4, "a", rank0_pid, endpointA()).ok());
+    ASSERT_TRUE(registerRank(*a_, kJob, 1, 4, "a", getpid(), endpointA()).ok());
+    ASSERT_TRUE(registerRank(*b_, kJob, 2, 4, "b", getpid(), endpointB()).ok());
+    ASSERT_TRUE(registerRank(*b_, kJob, 3, 4, "b", getpid(), endpointB()).ok());
+    ASSERT_TRUE(setNodes(*a_, nodeList()).ok());
+    ASSERT_TRUE(setNodes(*b_, nodeList()).ok());
+  }
+  std::unique_ptr<ProgressPump> pump() {
+    auto p = std::make_unique<ProgressPump>(
+        std::vector<std::pair<v1::FaultsService::Stub*, uint32_t>>{{a_.get(), 0}, {a_.get(), 1}, {b_.get(), 2},
+                                                                     {b_.get(), 3}});
+    p->waitForReports(8);
+    return p;
+  }
+
+  grpc::Status report(v1::FaultsService::Stub& stub, const v1::Symptom& symptom) {
+    v1::ReportSymptomResponse response;
+    auto context = contextWithDeadline();
+    return stub.ReportSymptom(context.get(), symptom, &response);
+  }
+  std::vector<v1::Symptom> symptoms(v1::FaultsService::Stub& stub, const std::string& job = "") {
+    v1::WatchSymptomsRequest request;
+    request.set_job_id(job);
+    auto context = contextWithDeadline();
+    auto reader = stub.WatchSymptoms(context.get(), request);
+    std::vector<v1::Symptom> out;
+    v1::Symptom s;
+    while (reader->Read(&s)) out.push_back(s);
+    grpc::Status status = reader->Finish();
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return out;
+  }
+  v1::JobList jobs(v1::FaultsService::Stub& stub) {
+    v1::JobList list;
+    auto context = contextWithDeadline();
+    grpc::Status status = stub.ListJobs(context.get(), v1::ListJobsRequest(), &list);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return list;
+  }
+  ProcessResult cli(std::vector<std::string> args, const DaemonProcess& daemon) {
+    std::vector<std::string> argv = {cliPath(), "--socket", daemon.socket().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return runProgram(argv);
+  }
+  // This test program, copied where other users can run it.
+  std::string selfForOtherUsers() {
+    auto copy = dir_ / "faults_service_test";
+    if (!std::filesystem::exists(copy)) {
+      std::filesystem::copy_file("/proc/self/exe", copy);
+      std::filesystem::permissions(copy, std::filesystem::perms(0755));
+    }
+    return copy.string();
+  }
+
+  std::filesystem::path dir_;
+  DaemonProcess node_a_, node_b_;
+  std::unique_ptr<v1::FaultsService::Stub> a_, b_;
+};
+
+TEST_F(FaultsServiceTest, ACollectiveTimeoutNamesTheRankThatHasNotArrived) {
+  setUpJob();
+  auto heartbeats = pump();
+  ASSERT_TRUE(report(*a_, allreduceTimeout(1, "a")).ok());
+
+  auto found = symptoms(*a_);
+  ASSERT_EQ(found.size(), 1u);
+  const v1::Symptom& s = found[0];
+  EXPECT_EQ(s.symptom_id(), 1u);
+  EXPECT_EQ(s.job_id(), kJob);
+  EXPECT_EQ(s.kind(), v1::SYMPTOM_KIND_RESPONSE_TIMEOUT);
+  EXPECT_EQ(s.reporter_rank(), 1u);
+  EXPECT_EQ(s.reporter_node(), "a");
+  ASSERT_EQ(s.suspect_ranks_size(), 1) << s.DebugString();
+  EXPECT_EQ(s.suspect_ranks(0), 3u);
+  EXPECT_EQ(s.suspect_node(), "b");
+  EXPECT_EQ(s.operation(), "MPI_Allreduce");
+  EXPECT_GT(s.timestamp_ns(), 0);
+  EXPECT_NE(s.detail().find("waiting in MPI_Allreduce"), std::string::npos) << s.detail();
+  EXPECT_NE(s.detail().find("3@b entered 4 of 5 collectives of world"), std::string::npos) << s.detail();
+  EXPECT_TRUE(symptoms(*b_).empty());
+  EXPECT_EQ(symptoms(*a_, kJob).size(), 1u);
+  // Logged once, as a warning.
+  std::string log = node_a_.lastError();
+  const std::string logged =
+      "symptom 1 of job job-1: response_timeout reported by rank 1 on a in MPI_Allreduce (collective 5 of world) "
+      "after 2.0 s; suspects: rank 3 on b";
+  EXPECT_NE(log.find(logged), std::string::npos) << log;
+  EXPECT_EQ(log.find(logged), log.rfind(logged)) << log;
+  EXPECT_TRUE(symptoms(*a_, "other-job").empty());
+
+  // What daemon a asked daemon b.
+  v1::RankProgressRequest request;
+  request.set_job_id(kJob);
+  v1::RankProgressResponse progress;
+  auto context = contextWithDeadline();
+  ASSERT_TRUE(b_->RankProgress(context.get(), request, &progress).ok());
+  ASSERT_EQ(progress.ranks_size(), 2);
+  EXPECT_GT(progress.now_ns(), 0);
+  EXPECT_EQ(progress.ranks(1).rank(), 3u);
+  EXPECT_EQ(progress.ranks(1).node(), "b");
+  EXPECT_EQ(progress.ranks(1).pid(), getpid());
+  ASSERT_EQ(progress.ranks(1).communicators_size(), 1);
+  EXPECT_EQ(progress.ranks(1).communicators(0).collectives_entered(), 4u);
+  EXPECT_GT(progress.ranks(1).last_report_ns(), 0);
+  EXPECT_TRUE(progress.ranks(1).process_state() == "running" || progress.ranks(1).process_state() == "sleeping")
+      << progress.ranks(1).process_state();
+
+  // The CLI shows both.
+  ProcessResult listed = cli({"jobs", "--json"}, node_a_);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  auto job_json = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(job_json["jobs"].size(), 1u) << listed.out;
+  EXPECT_EQ(job_json["jobs"][0]["job_id"], kJob);
+  EXPECT_EQ(job_json["jobs"][0]["size"], 4);
+  EXPECT_EQ(job_json["jobs"][0]["nodes"].size(), 2u);
+  EXPECT_EQ(job_json["jobs"][0]["nodes"][1]["endpoint"], endpointB());
+  ASSERT_EQ(job_json["jobs"][0]["ranks"].size(), 2u);
+  EXPECT_EQ(job_json["jobs"][0]["ranks"][1]["rank"], 1);
+  EXPECT_EQ(job_json["jobs"][0]["ranks"][1]["pid"], getpid());
+  EXPECT_NE(job_json["jobs"][0]["ranks"][1]["process_state"], "gone");
+
+  ProcessResult table = cli({"jobs"}, node_a_);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("LAST REPORT"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" s ago"), std::string::npos) << table.out;
+
+  ProcessResult shown = cli({"symptoms", "--json"}, node_a_);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  auto symptom_json = nlohmann::json::parse(shown.out);
+  ASSERT_EQ(symptom_json["symptoms"].size(), 1u) << shown.out;
+  EXPECT_EQ(symptom_json["symptoms"][0]["suspect_ranks"], nlohmann::json::array({3}));
+  EXPECT_EQ(symptom_json["symptoms"][0]["suspect_node"], "b");
+  EXPECT_EQ(symptom_json["symptoms"][0]["kind"], "response_timeout");
+
+  ProcessResult line = cli({"symptoms", "--job", kJob}, node_a_);
+  ASSERT_EQ(line.exit_code, 0) << line.err;
+  EXPECT_NE(line.out.find("job-1  response_timeout  rank 1@a  suspect 3@b  MPI_Allreduce (world #5)"),
+            std::string::npos)
+      << line.out;
+  ProcessResult none = cli({"symptoms"}, node_b_);
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out, "No symptoms.\n");
+}
+
+TEST_F(FaultsServiceTest, AnUnreachableNodesRanksAreSuspectsAndTheReportStaysQuick) {
+  setUpJob();
+  auto heartbeats = pump();
+  ASSERT_EQ(node_b_.stop(), 0);
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(report(*a_, allreduceTimeout(0, "a")).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2000ms);
+  auto found = symptoms(*a_);
+  ASSERT_EQ(found.size(), 1u);
+  const v1::Symptom& s = found[0];
+  // Rank 1 is at a: not stale yet (its last report is recent) and arrived.
+  ASSERT_EQ(s.suspect_ranks_size(), 2) << s.DebugString();
+  EXPECT_EQ(s.suspect_ranks(0), 2u);
+  EXPECT_EQ(s.suspect_ranks(1), 3u);
+  EXPECT_EQ(s.suspect_node(), "b");
+  EXPECT_NE(s.detail().find("its node's daemon did not answer"), std::string::npos) << s.detail();
+}
+
+TEST_F(FaultsServiceTest, AStoppedLocalRankIsNamedToo) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    while (true) pause();
+  }
+  setUpJob(child);  // an admin (this test) may register another process
+  {
+    auto heartbeats = pump();
+    ASSERT_EQ(kill(child, SIGSTOP), 0);
+    bool stopped = false;
+    for (int i = 0; i < 200 && !stopped; ++i) {
+      auto list = jobs(*a_);
+      stopped = list.jobs_size() == 1 && list.jobs(0).ranks(0).process_state() == "stopped";
+      if (!stopped) std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_TRUE(stopped);
+    ASSERT_TRUE(report(*a_, allreduceTimeout(1, "a")).ok());
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  auto found = symptoms(*a_);
+  ASSERT_EQ(found.size(), 1u);
+  const v1::Symptom& s = found[0];
+  ASSERT_EQ(s.suspect_ranks_size(), 2) << s.DebugString();
+  EXPECT_EQ(s.suspect_ranks(0), 0u);
+  EXPECT_EQ(s.suspect_ranks(1), 3u);
+  EXPECT_EQ(s.suspect_node(), "a,b");
+  EXPECT_NE(s.detail().find("0@a process stopped"), std::string::npos) << s.detail();
+  // The rank's process is gone now, and the job shows it.
+  EXPECT_EQ(jobs(*a_).jobs(0).ranks(0).process_state(), "gone");
+}
+
+TEST_F(FaultsServiceTest, PointToPointAndErrorSymptomsAreStoredAsSentAndFollowed) {
+  setUpJob();
+  grpc::ClientContext watch_context;
+  v1::WatchSymptomsRequest request;
+  request.set_follow(true);
+  auto reader = a_->WatchSymptoms(&watch_context, request);
+  std::vector<v1::Symptom> seen;
+  std::atomic<int> count{0};
+  std::thread watcher([&] {
+    v1::Symptom s;
+    while (reader->Read(&s)) {
+      seen.push_back(s);
+      ++count;
+    }
+  });
+
+  v1::Symptom p2p;
+  p2p.set_job_id(kJob);
+  p2p.set_kind(v1::SYMPTOM_KIND_RESPONSE_TIMEOUT);
+  p2p.set_reporter_rank(0);
+  p2p.set_operation("MPI_Recv");
+  p2p.add_suspect_ranks(2);
+  p2p.set_timestamp_ns(12345);
+  ASSERT_TRUE(report(*a_, p2p).ok());
+  v1::Symptom error;
+  error.set_job_id(kJob);
+  error.set_kind(v1::SYMPTOM_KIND_MPI_ERROR);
+  error.set_reporter_rank(1);
+  error.set_operation("MPI_Send");
+  error.set_error_code(6);
+  ASSERT_TRUE(report(*a_, error).ok());
+
+  for (int i = 0; i < 300 && count < 2; ++i) std::this_thread::sleep_for(10ms);
+  watch_context.TryCancel();
+  watcher.join();
+  (void)reader->Finish();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].suspect_node(), "b");  // from the node list
+  EXPECT_EQ(seen[0].reporter_node(), "a");  // from the registration
+  EXPECT_EQ(seen[0].timestamp_ns(), 12345);
+  EXPECT_EQ(seen[0].detail(), "");
+  EXPECT_EQ(seen[1].symptom_id(), 2u);
+  EXPECT_EQ(seen[1].error_code(), 6);
+  EXPECT_EQ(seen[1].suspect_ranks_size(), 0);
+  EXPECT_GT(seen[1].timestamp_ns(), 0);
+
+  // The CLI follows as NDJSON until Ctrl-C.
+  BackgroundProgram watch;
+  ASSERT_TRUE(watch.start({cliPath(), "--socket", node_a_.socket().string(), "symptoms", "--watch", "--json"},
+                          dir_ / "watch.out", dir_ / "watch.err"));
+  for (int i = 0; i < 300 && lineCount(watch.out()) < 2; ++i)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(report(*a_, error).ok());
+  for (int i = 0; i < 300 && lineCount(watch.out()) < 3; ++i)
+    std::this_thread::sleep_for(10ms);
+  kill(watch.pid(), SIGINT);
+  EXPECT_EQ(watch.wait(5000ms), 0) << watch.err();
+  std::string out = watch.out();
+  std::vector<uint64_t> ids;
+  for (size_t at = 0, next; (next = out.find('\n', at)) != std::string::npos; at = next + 1)
+    ids.push_back(nlohmann::json::parse(out.substr(at, next - at))["symptom_id"].get<uint64_t>());
+  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 2, 3})) << out;
+}
+
+TEST_F(FaultsServiceTest, BadInputIsRefusedNamingTheProblem) {
+  auto expect = [](const grpc::Status& status, grpc::StatusCode code, const std::string& text) {
+    EXPECT_EQ(status.error_code(), code) << status.error_message();
+    EXPECT_NE(status.error_message().find(text), std::string::npos) << status.error_message();
+  };
+  expect(registerRank(*a_, "", 0, 4, "a", getpid(), endpointA()), grpc::StatusCode::INVALID_ARGUMENT, "job_id");
+  expect(registerRank(*a_, kJob, 4, 4, "a", getpid(), endpointA()), grpc::StatusCode::INVALID_ARGUMENT,
+         "rank 4 is not below size 4");
+  expect(registerRank(*a_, kJob, 0, 4, "", getpid(), endpointA()), grpc::StatusCode::INVALID_ARGUMENT, "node");
+  expect(setNodes(*a_, nodeList()), grpc::StatusCode::NOT_FOUND, "no job 'job-1'");
+  expect(reportProgress(*a_, kJob, 0, 1), grpc::StatusCode::NOT_FOUND, "no job 'job-1'");
+
+  ASSERT_TRUE(registerRank(*a_, kJob, 0, 4, "a", getpid(), endpointA()).ok());
+  expect(registerRank(*a_, kJob, 1, 8, "a", getpid(), endpointA()), grpc::StatusCode::INVALID_ARGUMENT, "size 8");
+  auto nodes = nodeList();
+  nodes.mutable_nodes(1)->clear_ranks();
+  nodes.mutable_nodes(1)->add_ranks(2);
+  expect(setNodes(*a_, nodes), grpc::StatusCode::INVALID_ARGUMENT, "rank 3 of job 'job-1' is on no node");
+  nodes = nodeList();
+  nodes.mutable_nodes(0)->clear_endpoint();
+  expect(setNodes(*a_, nodes), grpc::StatusCode::INVALID_ARGUMENT, "nodes[0] (node 'a') has no endpoint");
+  expect(reportProgress(*a_, kJob, 1, 1), grpc::StatusCode::NOT_FOUND, "rank 1 of job 'job-1' is not registered");
+
+  v1::Symptom symptom = allreduceTimeout(0, "a");
+  symptom.set_kind(v1::SYMPTOM_KIND_UNSPECIFIED);
+  expect(report(*a_, symptom), grpc::StatusCode::INVALID_ARGUMENT, "kind 0 is not a symptom kind");
+  symptom = allreduceTimeout(0, "a");
+  symptom.add_communicator_members(9);
+  expect(report(*a_, symptom), grpc::StatusCode::INVALID_ARGUMENT, "communicator_members[4] is rank 9");
+  symptom = allreduceTimeout(7, "a");
+  expect(report(*a_, symptom), grpc::StatusCode::INVALID_ARGUMENT, "reporter_rank 7");
+  symptom = allreduceTimeout(0, "a");
+  symptom.set_job_id("unknown");
+  expect(report(*a_, symptom), grpc::StatusCode::NOT_FOUND, "no job 'unknown'");
+  v1::RankProgressResponse progress;
+  auto context = contextWithDeadline();
+  expect(a_->RankProgress(context.get(), v1::RankProgressRequest(), &progress), grpc::StatusCode::INVALID_ARGUMENT,
+         "job_id is empty");
+  EXPECT_TRUE(symptoms(*a_).empty());
+
+  // Laid out for the fault tree issue.
+  auto faults_context = contextWithDeadline();
+  auto faults = a_->WatchFaults(faults_context.get(), v1::WatchFaultsRequest());
+  v1::FaultReport fault;
+  EXPECT_FALSE(faults->Read(&fault));
+  EXPECT_EQ(faults->Finish().error_code(), grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(FaultsServiceTest, AnotherUserMayOnlyActForItsOwnProcessAndSeeItsOwnJobs) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as uid " << kNobody;
+  setUpJob();
+  ASSERT_TRUE(report(*a_, allreduceTimeout(1, "a")).ok());
+  auto result = runProgram({selfForOtherUsers(), kAsOtherFlag, node_a_.socket().string(), std::to_string(getpid())},
+                           kNobody);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const std::string denied = "code " + std::to_string(grpc::StatusCode::PERMISSION_DENIED);
+  auto line = [&](const std::string& what) {
+    size_t at = result.out.find(what + ": ");
+    if (at == std::string::npos) return std::string();
+    return result.out.substr(at, result.out.find('\n', at) - at);
+  };
+  EXPECT_NE(line("register other").find(denied), std::string::npos) << result.out;
+  EXPECT_NE(line("register other").find("is not yours"), std::string::npos) << result.out;
+  EXPECT_NE(line("register own").find("code 0"), std::string::npos) << result.out;
+  EXPECT_NE(line("join").find(denied), std::string::npos) << result.out;
+  EXPECT_NE(line("join").find("belongs to uid 0"), std::string::npos) << result.out;
+  EXPECT_NE(line("nodes").find(denied), std::string::npos) << result.out;
+  EXPECT_NE(line("progress").find(denied), std::string::npos) << result.out;
+  EXPECT_NE(line("symptom").find(denied), std::string::npos) << result.out;
+  EXPECT_NE(line("watch").find(denied), std::string::npos) << result.out;
+  EXPECT_NE(line("list").find("jobs nobody-job"), std::string::npos) << result.out;
+  EXPECT_NE(line("symptoms").find("count 0"), std::string::npos) << result.out;
+  // The admin sees both users' jobs.
+  EXPECT_EQ(jobs(*a_).jobs_size(), 2);
+}
+
+// Run as another user by the test above: what the daemon lets it do, one
+// line each.
+int actAsOther(const std::string& socket, pid_t test_pid) {
+  auto stub = stubFor(socket);
+  auto say = [](const std::string& what, const grpc::Status& status) {
+    std::cout << what << ": code " << status.error_code() << " " << status.error_message() << "\n";
+  };
+  say("register other", registerRank(*stub, "nobody-job", 0, 1, "a", test_pid, "unix:" + socket));
+  say("register own", registerRank(*stub, "nobody-job", 0, 1, "a", getpid(), "unix:" + socket));
+  say("join", registerRank(*stub, kJob, 0, 4, "a", getpid(), "unix:" + socket));
+  v1::SetJobNodesRequest nodes;
+  nodes.set_job_id(kJob);
+  v1::JobNode* node = nodes.add_nodes();
+  node->set_node("a");
+  node->set_endpoint("unix:" + socket);
+  for (uint32_t r = 0; r < 4; ++r) node->add_ranks(r);
+  v1::SetJobNodesResponse nodes_response;
+  auto nodes_context = contextWithDeadline();
+  say("nodes", stub->SetJobNodes(nodes_context.get(), nodes, &nodes_response));
+  say("progress", reportProgress(*stub, kJob, 0, 9));
+  v1::ReportSymptomResponse symptom_response;
+  auto symptom_context = contextWithDeadline();
+  say("symptom", stub->ReportSymptom(symptom_context.get(), allreduceTimeout(0, "a"), &symptom_response));
+
+  v1::WatchSymptomsRequest watch_request;
+  watch_request.set_job_id(kJob);
+  auto watch_context = contextWithDeadline();
+  auto reader = stub->WatchSymptoms(watch_context.get(), watch_request);
+  v1::Symptom s;
+  while (reader->Read(&s)) {
+  }
+  say("watch", reader->Finish());
+
+  v1::JobList list;
+  auto list_context = contextWithDeadline();
+  grpc::Status listed = stub->ListJobs(list_context.get(), v1::ListJobsRequest(), &list);
+  std::cout << "list: code " << listed.error_code() << " jobs";
+  for (const auto& job : list.jobs()) std::cout << " " << job.job_id();
+  std::cout << "\n";
+  auto all_context = contextWithDeadline();
+  auto all = stub->WatchSymptoms(all_context.get(), v1::WatchSymptomsRequest());
+  int count = 0;
+  while (all->Read(&s)) ++count;
+  std::cout << "symptoms: code " << all->Finish().error_code() << " count " << count << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace nk::test
+
+int main(int argc, char** argv) {
+  if (argc == 4 && std::strcmp(argv[1], nk::test::kAsOtherFlag) == 0)
+    return nk::test::actAsOther(argv[2], static_cast<pid_t>(std::stol(argv[3])));
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,160 @@
+#include "cli/faults_formatter.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <nlohmann/json.hpp>
+
+namespace nk::cli {
+namespace {
+
+namespace pb = nodekeeper::v1;
+
+constexpr int64_t kSecond = 1000000000;
+// 2024-05-01 12:00:01.123 UTC
+constexpr int64_t kThen = 1714564801LL * kSecond + 123000000;
+
+class FaultsFormatterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+};
+
+pb::JobList sampleJobs() {
+  pb::JobList jobs;
+  pb::Job* job = jobs.add_jobs();
+  job->set_job_id("job-1");
+  job->set_uid(1000);
+  job->set_size(4);
+  for (auto [name, first] : {std::pair{"a", 0u}, std::pair{"b", 2u}}) {
+    pb::JobNode* node = job->add_nodes();
+    node->set_node(name);
+    node->set_endpoint(std::string("unix:/run/") + name + ".sock");
+    node->add_ranks(first);
+    node->add_ranks(first + 1);
+  }
+  for (uint32_t r : {0u, 1u}) {
+    pb::JobRank* rank = job->add_ranks();
+    rank->set_rank(r);
+    rank->set_node("a");
+    rank->set_pid(4000 + static_cast<int>(r));
+    rank->set_process_state(r == 0 ? "running" : "stopped");
+    rank->set_last_report_ns(r == 0 ? kThen : 0);
+  }
+  pb::Job* empty = jobs.add_jobs();
+  empty->set_job_id("job-2");
+  empty->set_uid(0);
+  empty->set_size(1);
+  return jobs;
+}
+
+pb::Symptom sampleSymptom() {
+  pb::Symptom s;
+  s.set_symptom_id(3);
+  s.set_job_id("job-1");
+  s.set_kind(pb::SYMPTOM_KIND_RESPONSE_TIMEOUT);
+  s.set_reporter_node("a");
+  s.set_reporter_rank(1);
+  s.set_suspect_node("b");
+  s.add_suspect_ranks(3);
+  s.set_operation("MPI_Allreduce");
+  s.set_timestamp_ns(kThen);
+  s.set_detail("not arrived: 3@b entered 4 of 5 collectives of world");
+  s.set_communicator("world");
+  s.set_collective_seq(5);
+  for (uint32_t r : {0u, 1u, 2u, 3u}) s.add_communicator_members(r);
+  s.set_waited_s(5.04);
+  return s;
+}
+
+TEST_F(FaultsFormatterTest, JobsTextHasARowPerLocalRank) {
+  std::string text = FaultsFormatter::jobsText(sampleJobs(), kThen + 2 * kSecond + 300000000);
+  EXPECT_EQ(text,
+            "JOB     UID  SIZE  NODES  RANK  NODE   PID  STATE    LAST REPORT\n"
+            "job-1  1000     4  a,b       0  a     4000  running  2.3 s ago\n"
+            "                             1  a     4001  stopped  never\n"
+            "job-2     0     1  -         -  -        -  -        -\n")
+      << text;
+  EXPECT_EQ(FaultsFormatter::jobsText(pb::JobList(), 0),
+            "No MPI jobs (their ranks register through the PMPI agent).\n");
+}
+
+TEST_F(FaultsFormatterTest, ManyNodesAreAbbreviated) {
+  pb::JobList jobs;
+  pb::Job* job = jobs.add_jobs();
+  job->set_job_id("big");
+  for (int i = 0; i < 6; ++i) job->add_nodes()->set_node("n" + std::to_string(i));
+  EXPECT_NE(FaultsFormatter::jobsText(jobs, 0).find("n0,n1,n2,n3 +2"), std::string::npos);
+}
+
+TEST_F(FaultsFormatterTest, JobsJsonHasEveryField) {
+  auto json = nlohmann::json::parse(FaultsFormatter::jobsJson(sampleJobs()));
+  ASSERT_EQ(json["jobs"].size(), 2u);
+  const auto& job = json["jobs"][0];
+  EXPECT_EQ(job["job_id"], "job-1");
+  EXPECT_EQ(job["uid"], 1000);
+  EXPECT_EQ(job["size"], 4);
+  ASSERT_EQ(job["nodes"].size(), 2u);
+  EXPECT_EQ(job["nodes"][1]["node"], "b");
+  EXPECT_EQ(job["nodes"][1]["endpoint"], "unix:/run/b.sock");
+  EXPECT_EQ(job["nodes"][1]["ranks"], nlohmann::json::array({2, 3}));
+  ASSERT_EQ(job["ranks"].size(), 2u);
+  EXPECT_EQ(job["ranks"][1]["rank"], 1);
+  EXPECT_EQ(job["ranks"][1]["pid"], 4001);
+  EXPECT_EQ(job["ranks"][1]["process_state"], "stopped");
+  EXPECT_EQ(job["ranks"][0]["last_report_ns"], kThen);
+  EXPECT_TRUE(json["jobs"][1]["ranks"].empty());
+}
+
+TEST_F(FaultsFormatterTest, ASymptomIsOneLine) {
+  EXPECT_EQ(FaultsFormatter::symptomLine(sampleSymptom()),
+            "2024-05-01 12:00:01.123  job-1  response_timeout  rank 1@a  suspect 3@b  MPI_Allreduce (world #5)  "
+            "waited 5.0 s  not arrived: 3@b entered 4 of 5 collectives of world\n");
+  pb::Symptom p2p;
+  p2p.set_job_id("j");
+  p2p.set_kind(pb::SYMPTOM_KIND_MPI_ERROR);
+  p2p.set_reporter_rank(0);
+  p2p.set_operation("MPI_Send");
+  p2p.set_error_code(6);
+  p2p.set_detail("two\nlines");
+  EXPECT_EQ(FaultsFormatter::symptomLine(p2p), "-  j  mpi_error  rank 0@?  suspects -  MPI_Send  error 6  two lines\n");
+  p2p.add_suspect_ranks(4);
+  p2p.add_suspect_ranks(5);
+  p2p.add_suspect_ranks(9);
+  p2p.set_suspect_node("b,c");
+  EXPECT_NE(FaultsFormatter::symptomLine(p2p).find("suspects 4-5,9@b,c"), std::string::npos);
+}
+
+TEST_F(FaultsFormatterTest, SymptomJsonIsOneLineOfNdjson) {
+  std::string line = FaultsFormatter::symptomJson(sampleSymptom());
+  ASSERT_FALSE(line.empty());
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  auto json = nlohmann::json::parse(line);
+  EXPECT_EQ(json["symptom_id"], 3);
+  EXPECT_EQ(json["kind"], "response_timeout");
+  EXPECT_EQ(json["suspect_ranks"], nlohmann::json::array({3}));
+  EXPECT_EQ(json["suspect_node"], "b");
+  EXPECT_EQ(json["collective_seq"], 5);
+  EXPECT_EQ(json["communicator_members"].size(), 4u);
+  EXPECT_DOUBLE_EQ(json["waited_s"].get<double>(), 5.04);
+  EXPECT_EQ(json["timestamp_ns"], kThen);
+
+  auto all = nlohmann::json::parse(FaultsFormatter::symptomsJson({sampleSymptom(), sampleSymptom()}));
+  EXPECT_EQ(all["symptoms"].size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(FaultsFormatter::symptomsJson({}))["symptoms"].size(), 0u);
+}
+
+TEST_F(FaultsFormatterTest, AgesAndTimes) {
+  EXPECT_EQ(FaultsFormatter::ageText(0, kThen), "never");
+  EXPECT_EQ(FaultsFormatter::ageText(kThen, kThen - kSecond), "0.0 s ago");  // clocks a little apart
+  EXPECT_EQ(FaultsFormatter::ageText(kThen, kThen + 150 * kSecond), "2 min ago");
+  EXPECT_EQ(FaultsFormatter::ageText(kThen, kThen + 5400 * kSecond), "1.5 h ago");
+  EXPECT_EQ(FaultsFormatter::timeText(kThen), "2024-05-01 12:00:01.123");
+  EXPECT_EQ(FaultsFormatter::kindName(pb::SYMPTOM_KIND_POWER_ALARM), "power_alarm");
+}
+
+}  // namespace
+}  // namespace nk::cli

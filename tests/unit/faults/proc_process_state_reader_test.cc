@@ -1,0 +1,99 @@
+#include "faults/proc_process_state_reader.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+namespace nk {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class ProcProcessStateReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/nk-procstate-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    root_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // A comm with spaces and a parenthesis, as the kernel allows.
+  void addProcess(pid_t pid, char state, uint64_t start) {
+    fs::create_directories(root_ / std::to_string(pid));
+    std::ofstream(root_ / std::to_string(pid) / "stat")
+        << pid << " (my rank) x) " << state << " 1 " << pid << " " << pid
+        << " 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 3 0 " << start << " 1000000 200 18446744073709551615\n";
+  }
+
+  fs::path root_;
+};
+
+TEST_F(ProcProcessStateReaderTest, ReadsTheStateLetterAndStartTimeAfterTheComm) {
+  addProcess(42, 'S', 123456);
+  ProcProcessStateReader reader(root_);
+  auto status = reader.read(42);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->state, ProcessState::kSleeping);
+  EXPECT_EQ(status->start_time, 123456u);
+  EXPECT_FALSE(reader.read(43));
+  EXPECT_FALSE(reader.read(0));
+  EXPECT_FALSE(reader.read(-1));
+}
+
+TEST_F(ProcProcessStateReaderTest, MapsEveryStateLetter) {
+  const std::pair<char, ProcessState> letters[] = {
+      {'R', ProcessState::kRunning}, {'S', ProcessState::kSleeping}, {'D', ProcessState::kSleeping},
+      {'I', ProcessState::kSleeping}, {'T', ProcessState::kStopped}, {'t', ProcessState::kStopped},
+      {'Z', ProcessState::kZombie},  {'X', ProcessState::kZombie},   {'W', ProcessState::kSleeping}};
+  for (auto [letter, state] : letters) EXPECT_EQ(ProcProcessStateReader::fromLetter(letter), state) << letter;
+  EXPECT_EQ(processStateName(ProcessState::kRunning), "running");
+  EXPECT_EQ(processStateName(ProcessState::kSleeping), "sleeping");
+  EXPECT_EQ(processStateName(ProcessState::kStopped), "stopped");
+  EXPECT_EQ(processStateName(ProcessState::kZombie), "zombie");
+  EXPECT_EQ(processStateName(ProcessState::kGone), "gone");
+}
+
+TEST_F(ProcProcessStateReaderTest, AnotherStartTimeMeansThePidWasReused) {
+  addProcess(42, 'R', 500);
+  ProcProcessStateReader reader(root_);
+  EXPECT_EQ(reader.stateOf(42, 500), ProcessState::kRunning);
+  EXPECT_EQ(reader.stateOf(42, 0), ProcessState::kRunning);
+  EXPECT_EQ(reader.stateOf(42, 499), ProcessState::kGone);
+  EXPECT_EQ(reader.stateOf(77, 500), ProcessState::kGone);
+}
+
+// The real /proc: a child stopped, then dead and reaped.
+TEST(ProcProcessStateReaderRealProc, SeesAChildStopAndGo) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    while (true) pause();
+  }
+  ProcProcessStateReader reader;
+  auto started = reader.read(child);
+  ASSERT_TRUE(started);
+  EXPECT_GT(started->start_time, 0u);
+  ASSERT_EQ(kill(child, SIGSTOP), 0);
+  ProcessState state = ProcessState::kRunning;
+  for (int i = 0; i < 200 && state != ProcessState::kStopped; ++i) {
+    std::this_thread::sleep_for(10ms);
+    state = reader.stateOf(child, started->start_time);
+  }
+  EXPECT_EQ(state, ProcessState::kStopped);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(reader.stateOf(child, started->start_time), ProcessState::kGone);
+  EXPECT_NE(reader.stateOf(getpid(), 0), ProcessState::kGone);
+}
+
+}  // namespace
+}  // namespace nk
