@@ -102,8 +102,15 @@ void Agent::initialized() {
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
   // Rank 0's id names the job on every rank.
   std::string job_id(records[0].job, strnlen(records[0].job, sizeof records[0].job));
+  bool node_leader = true;  // the lowest rank on its node
+  for (int r = 0; r < agent->world_rank_; ++r)
+    if (std::strncmp(records[static_cast<size_t>(r)].node, mine.node, sizeof mine.node) == 0 &&
+        std::strncmp(records[static_cast<size_t>(r)].endpoint, mine.endpoint, sizeof mine.endpoint) == 0)
+      node_leader = false;
   std::vector<JobNodeEntry> nodes;
-  if (agent->world_rank_ == 0) {
+  // Each node's lowest rank gives its daemon the job's nodes: every
+  // daemon of the job can then ask the others how far their ranks got.
+  if (node_leader) {
     std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> by_node;
     for (size_t r = 0; r < records.size(); ++r)
       by_node[{std::string(records[r].node, strnlen(records[r].node, sizeof records[r].node)),
@@ -111,11 +118,6 @@ void Agent::initialized() {
           .push_back(static_cast<uint32_t>(r));
     for (auto& [key, ranks] : by_node) nodes.push_back({key.first, key.second, std::move(ranks)});
   }
-  bool node_leader = true;  // the lowest rank on its node
-  for (int r = 0; r < agent->world_rank_; ++r)
-    if (std::strncmp(records[static_cast<size_t>(r)].node, mine.node, sizeof mine.node) == 0 &&
-        std::strncmp(records[static_cast<size_t>(r)].endpoint, mine.endpoint, sizeof mine.endpoint) == 0)
-      node_leader = false;
   agent->openLog();
   Agent* raw = agent.get();
   agent->link_ = std::make_unique<DaemonLink>(socket, agent->options_.heartbeat, [raw] { return raw->progress(); });

@@ -141,7 +141,8 @@ TEST_F(PmpiAgentTest, CorrectnessRunGivesTheSameResultsWithTheAgent) {
   auto at_b = jobs(node_b_);
   ASSERT_EQ(at_b.size(), 1u);
   EXPECT_EQ(at_b[0].ranks_size(), 2);
-  // The run has one deliberate error return (an invalid rank under
+  EXPECT_EQ(at_b[0].nodes_size(), 2);  // each node's lowest rank gave its daemon the nodes
+  // The run has its deliberate error returns (an invalid rank under
   // MPI_ERRORS_RETURN); no timeout.
   for (const auto* d : {&node_a_, &node_b_})
     for (const auto& s : symptoms(*d)) EXPECT_NE(s.kind(), v1::SYMPTOM_KIND_RESPONSE_TIMEOUT) << s.DebugString();
