@@ -33,3 +33,8 @@ if [[ -x "$build/bench/task_events_bench" && -x "$build/bench/task_events_progra
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
     NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" "$build/bench/task_events_bench"
 fi
+if [[ -x "$build/bench/pmpi/pmpi_overhead_bench" && -x "$build/bench/pmpi/pmpi_bench_program" ]]; then
+  echo
+  NK_PMPI_LIB="$build/pmpi-agent/libnodekeeper-pmpi.so" NK_PMPI_PROGRAM="$build/bench/pmpi/pmpi_bench_program" \
+    "$build/bench/pmpi/pmpi_overhead_bench"
+fi
