@@ -1,21 +1,34 @@
-! The Fortran side of mpi_check correctness, through mpif.h. Open MPI's
-! Fortran bindings (mpi_send_ and friends in libmpi_mpifh) call PMPI_*
-! directly, so an agent that wraps only the C MPI_* functions never sees
-! these calls; it must wrap the Fortran symbols as well, and change nothing.
+! The Fortran side of mpi_check correctness, built twice from this one
+! source: mpi_check_f through mpif.h, and mpi_check_use (NK_USE_MPI_MODULE)
+! through the "use mpi" module (explicit interfaces, Open MPI's ignore-TKR
+! bindings). Open MPI's Fortran bindings (mpi_send_ and friends in
+! libmpi_mpifh) call PMPI_* directly, so an agent that wraps only the C
+! MPI_* functions never sees these calls; it must wrap the Fortran symbols
+! as well, and change nothing.
 ! Send/recv with a status, isend/irecv/waitall, sendrecv, bcast, allreduce
 ! (also MPI_IN_PLACE), alltoall, barrier, comm_split with an allreduce on it.
 ! Every received value is checked (a failed check prints the reason and
 ! calls MPI_Abort); rank 0 prints "rank R checksum X" for every rank, in rank
-! order, then "ok". mpi_check_use.f90 is the same program through "use mpi".
-! Needs at least 2 ranks.
+! order, then "ok". Both builds print the same checksums. Needs at least 2
+! ranks.
 !
 ! Run on this machine (2 cores, as root) with:
 !   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 !   mpirun --oversubscribe -np 4 --bind-to none --mca btl self,vader ./mpi_check_f
-! (also with --mca btl tcp,self, and with -np 2 and -np 3)
-module checks_f
+! (also ./mpi_check_use, with --mca btl tcp,self, and with -np 2 and -np 3)
+#ifdef NK_USE_MPI_MODULE
+#define PROGRAM_NAME 'mpi_check_use'
+#else
+#define PROGRAM_NAME 'mpi_check_f'
+#endif
+module checks
+#ifdef NK_USE_MPI_MODULE
+  use mpi
+  implicit none
+#else
   implicit none
   include 'mpif.h'
+#endif
   integer :: my_rank = -1, nranks = 0
   ! A checksum kept below 2**31 - 1 so the arithmetic never overflows.
   integer(kind=8) :: checksum = 7
@@ -29,7 +42,7 @@ contains
   subroutine fail(what)
     character(len=*), intent(in) :: what
     integer :: ierr
-    write (0, '(a,i0,a,a)') 'mpi_check_f: rank ', my_rank, ': check failed: ', what
+    write (0, '(a,i0,a,a)') PROGRAM_NAME // ': rank ', my_rank, ': check failed: ', what
     flush (0)
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
     stop 1
@@ -74,10 +87,10 @@ contains
     call MPI_Get_count(status, MPI_INTEGER, got, ierr)
     call check(status(MPI_SOURCE) == source .and. status(MPI_TAG) == tag .and. got == count, what)
   end subroutine expect_status
-end module checks_f
+end module checks
 
-program mpi_check_f
-  use checks_f
+program mpi_check_fortran
+  use checks
   implicit none
   integer :: ierr, left, right, i, q, color, key, sub, sub_rank, sub_size, last
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), requests(4)
@@ -90,7 +103,7 @@ program mpi_check_f
   call MPI_Comm_rank(MPI_COMM_WORLD, my_rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
   if (nranks < 2) then
-    if (my_rank == 0) write (0, '(a)') 'mpi_check_f: needs at least 2 ranks'
+    if (my_rank == 0) write (0, '(a)') PROGRAM_NAME // ': needs at least 2 ranks'
     call MPI_Finalize(ierr)
     stop 2
   end if
@@ -201,4 +214,4 @@ program mpi_check_f
   end if
   deallocate (sums)
   call MPI_Finalize(ierr)
-end program mpi_check_f
+end program mpi_check_fortran
