@@ -1,0 +1,36 @@
+#include "proc_stat.h"
+
+#include <charconv>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include "units.h"
+
+namespace nk {
+
+// /proc/<pid>/stat is "pid (comm) state ppid ... starttime ..."; comm may
+// hold spaces and parentheses, so fields are counted after the last ')'.
+std::optional<ProcStat> ProcStat::read(const std::filesystem::path& root, pid_t pid) {
+  if (pid <= 0) return std::nullopt;
+  std::ifstream in(root / std::to_string(pid) / "stat");
+  if (!in) return std::nullopt;
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  auto fields = splitWhitespace(std::string_view(stat).substr(close + 1));
+  if (fields.empty() || fields[0].empty()) return std::nullopt;
+  ProcStat out;
+  out.state = fields[0][0];
+  // fields[0] is field 3 (state); starttime is field 22.
+  if (fields.size() >= 20) {
+    std::string_view word = fields[19];
+    uint64_t start = 0;
+    auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), start);
+    if (ec == std::errc()) out.start_time = start;
+  }
+  return out;
+}
+
+}  // namespace nk

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+namespace nk {
+
+// The fields of /proc/<pid>/stat the daemon uses, for the apps registry and
+// the faults service alike.
+struct ProcStat {
+  char state = '?';                     // field 3: R, S, D, T, Z, ...
+  std::optional<uint64_t> start_time;   // field 22, in clock ticks since boot
+
+  // procfs mounted at `root`; nothing when the process (or its stat) is gone.
+  static std::optional<ProcStat> read(const std::filesystem::path& root, pid_t pid);
+};
+
+}  // namespace nk
