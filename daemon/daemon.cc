@@ -192,7 +192,8 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
 
   daemon->services_.push_back(std::make_unique<AppsServiceImpl>(*daemon->apps_, *daemon->access_));
   daemon->sessions_ = std::make_unique<SessionRegistry>(options.state_dir / "recordings");
-  daemon->services_.push_back(std::make_unique<TasksServiceImpl>(*daemon->sessions_, *daemon->access_));
+  daemon->services_.push_back(std::make_unique<TasksServiceImpl>(*daemon->sessions_, *daemon->access_,
+                                                                     std::chrono::seconds(options.debug_grace_s)));
   daemon->process_states_ = std::make_unique<ProcProcessStateReader>();
   daemon->jobs_ = std::make_unique<JobRegistry>(*daemon->process_states_);
   daemon->symptoms_ = std::make_unique<SymptomStore>();

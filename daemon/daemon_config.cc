@@ -61,6 +61,8 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       else config.emulate = *node.value<bool>();
     } else if (name == "telemetry_interval_ms") {
       status = needInteger(config.telemetry_interval_ms, 10, 60000);
+    } else if (name == "debug_grace_s") {
+      status = needInteger(config.debug_grace_s, 1, 86400);
     } else if (name == "dct_interval_ms") {
       status = needInteger(config.dct_interval_ms, 20, 60000);
     } else if (name == "dvfs_per_dct") {
@@ -68,7 +70,7 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, profile, sysfs_root, log_level, "
-                               "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct)");
+                               "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s)");
     }
     if (!status) return status.error();
   }
@@ -97,6 +99,7 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(telemetry_interval_ms, over.telemetry_interval_ms);
   take(admin_group, over.admin_group);
   take(dct_interval_ms, over.dct_interval_ms);
+  take(debug_grace_s, over.debug_grace_s);
   take(dvfs_per_dct, over.dvfs_per_dct);
 }
 

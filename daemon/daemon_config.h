@@ -22,6 +22,7 @@ struct DaemonConfig {
   std::optional<uint32_t> telemetry_interval_ms;
   std::optional<std::string> admin_group;
   std::optional<uint32_t> dct_interval_ms;
+  std::optional<uint32_t> debug_grace_s;
   std::optional<uint32_t> dvfs_per_dct;
 
   // Unknown keys and wrong types are errors that name the line.

@@ -28,6 +28,8 @@ Options:
                          period (default 500, 20..60000)
   --dvfs-per-dct N       energy manager: frequency steps per dT_DCT, so
                          dT_DVFS = dT_DCT / N (default 10, 1..100)
+  --debug-grace-s N      task debugging: seconds a break outlives the frontend
+                         that held it (default 30, 1..86400)
   --log-level LEVEL      error, warning, info (default) or debug
   -h, --help             this help
   --version              print the version
@@ -91,6 +93,8 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
       status = setNumber(flags.telemetry_interval_ms, 10, 60000);
     } else if (arg == "--dct-interval-ms") {
       status = setNumber(flags.dct_interval_ms, 20, 60000);
+    } else if (arg == "--debug-grace-s") {
+      status = setNumber(flags.debug_grace_s, 1, 86400);
     } else if (arg == "--dvfs-per-dct") {
       status = setNumber(flags.dvfs_per_dct, 1, 100);
     } else if (arg == "--emulate") {
@@ -128,6 +132,7 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
   if (merged.telemetry_interval_ms) options.telemetry_interval_ms = *merged.telemetry_interval_ms;
   if (merged.dct_interval_ms) options.energy.dct_interval_s = *merged.dct_interval_ms / 1000.0;
   if (merged.dvfs_per_dct) options.energy.dvfs_per_dct = *merged.dvfs_per_dct;
+  if (merged.debug_grace_s) options.debug_grace_s = *merged.debug_grace_s;
   if (merged.log_level) {
     auto level = Logger::parseLevel(*merged.log_level);
     if (!level) return level.error();

@@ -25,6 +25,8 @@ struct DaemonOptions {
   uint32_t telemetry_interval_ms = 100;
   std::string admin_group = "nodekeeper";
   PolicyConfig energy;  // dT_DCT and N (dT_DVFS = dT_DCT / N)
+  // How long a debugger's break outlives its frontend.
+  uint32_t debug_grace_s = 30;
   bool show_help = false;
   bool show_version = false;
 

@@ -24,6 +24,8 @@ class Client {
   int setPowerBudgetMw(uint64_t mw);
   int threadCount(uint32_t* d);
   int applyThreadCount();
+  // A debugger's thread count, applied like D after the current region.
+  void requestThreadCount(uint32_t d) { applier_.setDecision(d); }
 
   // The first call of the task C API or AYU_event: task events start
   // unless NODEKEEPER_TASKS=off (see ClientOptions).

@@ -115,12 +115,19 @@ NK_EXPORT int nk_task_end(uint64_t task_id, int failed) {
   });
 }
 
-// No debug commands exist yet: the scheduler's own order stands.
+// Without a debugger (or with task events off) the scheduler's own order
+// stands: index 0, after one flag check.
 NK_EXPORT int nk_task_select(const uint64_t* ready, size_t count, size_t* chosen) {
   return guarded([&] {
     if (int rc = TaskApiChecks::select(ready, count, chosen)) return rc;
-    (void)tool();  // a scheduler that asks has asked for task events too
-    *chosen = 0;
+    TaskTool* t = tool();  // a scheduler that asks has asked for task events too
+    if (!t) {
+      *chosen = 0;
+      return 0;
+    }
+    std::optional<size_t> pick = t->selectTask(std::span<const uint64_t>(ready, count));
+    if (!pick) return -EAGAIN;
+    *chosen = *pick;
     return 0;
   });
 }
@@ -128,8 +135,8 @@ NK_EXPORT int nk_task_select(const uint64_t* ready, size_t count, size_t* chosen
 NK_EXPORT int nk_task_may_start(uint64_t task_id) {
   return guarded([&] {
     if (int rc = TaskApiChecks::task(task_id)) return rc;
-    (void)tool();
-    return 0;
+    TaskTool* t = tool();
+    return !t || t->mayStart(task_id) ? 0 : -EAGAIN;
   });
 }
 

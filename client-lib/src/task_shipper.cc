@@ -2,7 +2,11 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +17,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "client.h"
 #include "connection_notifier.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 
@@ -39,8 +44,8 @@ struct TaskShipper::Link {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::TasksService::Stub> stub;
   std::unique_ptr<grpc::ClientContext> context;
-  v1::PublishAck ack;
-  std::unique_ptr<grpc::ClientWriter<v1::TaskEventBatch>> writer;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::TaskEventBatch, v1::TaskControl>> stream;
+  std::thread reader;  // the daemon's controls, while `stream` is open
   std::chrono::steady_clock::time_point next_attempt{};
   // Reused between sends: a cleared repeated field keeps its messages, so
   // steady shipping allocates nothing per event.
@@ -48,8 +53,8 @@ struct TaskShipper::Link {
   v1::TaskEventBatch batch;
 };
 
-TaskShipper::TaskShipper(TaskCapture& capture, std::string socket_path, bool debug)
-    : capture_(capture), socket_path_(std::move(socket_path)), debug_(debug), link_(std::make_unique<Link>()) {}
+TaskShipper::TaskShipper(TaskCapture& capture, TaskGate& gate, std::string socket_path, bool debug)
+    : capture_(capture), gate_(gate), socket_path_(std::move(socket_path)), debug_(debug), link_(std::make_unique<Link>()) {}
 
 TaskShipper::~TaskShipper() { stop(std::chrono::milliseconds(500)); }
 
@@ -76,15 +81,17 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
     }
   }
   thread_.join();
-  if (link_->writer) {
+  if (link_->stream) {
     // A daemon that hangs must not hold the program at exit: Finish runs
     // on a helper thread and is cancelled after `grace`.
     auto done = std::make_shared<std::promise<void>>();
     std::future<void> finished = done->get_future();
     Link* link = link_.get();
     std::thread closer([link, done] {
-      link->writer->WritesDone();
-      (void)link->writer->Finish();
+      link->stream->WritesDone();
+      // The daemon ends its side when it has read ours; then Finish.
+      if (link->reader.joinable()) link->reader.join();
+      (void)link->stream->Finish();
       done->set_value();
     });
     if (finished.wait_for(grace) != std::future_status::ready) link->context->TryCancel();
@@ -104,37 +111,138 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
         (stalls > 0 ? "the daemon stalled" : "lossy buffers full") + ")");
 }
 
+void TaskShipper::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  wake_.notify_all();
+}
+
+namespace {
+
 // A task's name: the function that holds its construct and the construct's
 // offset in it, from the code address OMPT reports (dladdr sees exported symbols: link programs with
 // -rdynamic for their own functions), else the address itself.
-std::string TaskShipper::functionName(uint64_t code_address) {
-  if (code_address == 0) return {};
-  // The C API's and Ayudame's ids carry the registry's bit, which no code address has.
-  if (TaskCapture::isFunctionId(code_address)) {
-    std::string name;
-    capture_.functionName(code_address, &name);
-    return name;
-  }
-  auto [it, inserted] = names_.try_emplace(code_address);
-  if (!inserted) return it->second;
+std::string codeAddressName(uint64_t code_address) {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(code_address), &info) && info.dli_sname) {
     int status = -1;
     char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-    it->second = status == 0 && demangled ? demangled : info.dli_sname;
+    std::string name = status == 0 && demangled ? demangled : info.dli_sname;
     std::free(demangled);
     // OMPT names the task construct's call site, not the task's body: the
     // offset tells two constructs in one function apart.
     char offset[32];
     std::snprintf(offset, sizeof offset, "+0x%llx",
                   static_cast<unsigned long long>(code_address - reinterpret_cast<uint64_t>(info.dli_saddr)));
-    it->second += offset;
-  } else {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(code_address));
-    it->second = buf;
+    return name + offset;
   }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(code_address));
+  return buf;
+}
+
+}  // namespace
+
+std::string TaskShipper::describeFunction(uint64_t key) const {
+  if (key == 0) return {};
+  // The C API's and Ayudame's ids carry the registry's bit, which no code address has.
+  if (TaskCapture::isFunctionId(key)) {
+    std::string name;
+    capture_.functionName(key, &name);
+    return name;
+  }
+  return codeAddressName(key);
+}
+
+// The shipper thread's, cached: it names every task's function.
+std::string TaskShipper::functionName(uint64_t code_address) {
+  if (code_address == 0 || TaskCapture::isFunctionId(code_address)) return describeFunction(code_address);
+  auto [it, inserted] = names_.try_emplace(code_address);
+  if (inserted) it->second = codeAddressName(code_address);
   return it->second;
+}
+
+void TaskShipper::applyControl(const v1::TaskControl& control) {
+  uint64_t id = control.control_id();
+  switch (control.action_case()) {
+    case v1::TaskControl::kHold: gate_.hold(id, control.hold()); break;
+    case v1::TaskControl::kStep: gate_.step(id, control.step()); break;
+    case v1::TaskControl::kBlock: {
+      std::vector<uint64_t> tasks(control.block().task_ids().begin(), control.block().task_ids().end());
+      gate_.block(id, tasks, control.block().blocked());
+      break;
+    }
+    case v1::TaskControl::kBlockFunction: {
+      const v1::FunctionBlock& b = control.block_function();
+      std::vector<uint64_t> known(b.task_ids().begin(), b.task_ids().end());
+      gate_.blockFunction(id, b.function(), b.blocked(), known);
+      break;
+    }
+    case v1::TaskControl::kPriority: gate_.priority(id, control.priority().task_id(), control.priority().level()); break;
+    case v1::TaskControl::kPauseOn:
+      gate_.pauseOn(id, static_cast<TaskGate::PauseEvent>(control.pause_on().event()), control.pause_on().enabled());
+      break;
+    case v1::TaskControl::kThreads:
+      if (control.threads() == 0) {
+        gate_.acknowledge(id, false, "threads: the number of threads must be at least 1");
+      } else {
+        Client::instance().requestThreadCount(control.threads());
+        gate_.acknowledge(id, true, "threads " + std::to_string(control.threads()) +
+                                        ": from the next parallel region after the current one");
+      }
+      break;
+    case v1::TaskControl::kAllowTracer:
+      // Yama's ptrace_scope 1 lets only an ancestor attach, unless the
+      // process names its tracer: the daemon asks for the one gdb it vetted.
+      if (prctl(PR_SET_PTRACER, static_cast<unsigned long>(control.allow_tracer()), 0, 0, 0) == 0)
+        gate_.acknowledge(id, true, "pid " + std::to_string(control.allow_tracer()) + " may attach");
+      else
+        gate_.acknowledge(id, false, std::string("prctl(PR_SET_PTRACER): ") + std::strerror(errno));
+      break;
+    case v1::TaskControl::kReleaseAll: gate_.releaseAll(id, "no debugger holds the program"); break;
+    case v1::TaskControl::ACTION_NOT_SET: gate_.acknowledge(id, false, "a control with no action"); break;
+  }
+}
+
+void TaskShipper::readControls(Link& link) {
+  v1::TaskControl control;
+  while (link.stream->Read(&control)) applyControl(control);
+  if (gate_.active()) {
+    gate_.releaseAll(0, "the stream to nodekeeperd ended");
+    say("nodekeeper: lost nodekeeperd while debugging; held tasks are released and the program runs on");
+  }
+}
+
+// After a failed write: the reader learns it too, and goes.
+void TaskShipper::closeStream(Link& link) {
+  {
+    std::lock_guard context_lock(context_mutex_);
+    if (link.context) link.context->TryCancel();
+  }
+  if (link.reader.joinable()) link.reader.join();
+  link.stream.reset();
+}
+
+void TaskShipper::sendReports(std::chrono::steady_clock::time_point now) {
+  std::vector<TaskGate::Report> reports = gate_.takeReports();
+  if (reports.empty()) return;
+  v1::TaskEventBatch& batch = link_->batch;
+  batch.Clear();
+  for (const TaskGate::Report& r : reports) {
+    v1::GateReport* out = batch.add_gate_reports();
+    out->set_control_id(r.control_id);
+    out->set_ok(r.ok);
+    out->set_message(r.message);
+    out->set_held(r.held);
+    out->set_parked_workers(r.parked_workers);
+    out->set_steps_left(r.steps_left);
+    out->set_timestamp_ns(static_cast<int64_t>(r.timestamp_ns));
+    out->set_task_id(r.task);
+    out->set_paused_on(static_cast<v1::PauseEvent>(r.paused_on));
+  }
+  send(batch, 0, now);
 }
 
 void TaskShipper::run() {
@@ -149,7 +257,8 @@ void TaskShipper::run() {
       wake_.notify_all();
       return;
     }
-    if (!more) wake_.wait_for(lock, kInterval, [&] { return stopping_; });
+    if (!more) wake_.wait_for(lock, kInterval, [&] { return stopping_ || woken_; });
+    woken_ = false;
   }
 }
 
@@ -158,7 +267,7 @@ void TaskShipper::run() {
 bool TaskShipper::shipOnce() {
   Link& link = *link_;
   auto now = std::chrono::steady_clock::now();
-  if (!link.writer && now >= link.next_attempt && std::filesystem::exists(socket_path_)) {
+  if (!link.stream && now >= link.next_attempt && std::filesystem::exists(socket_path_)) {
     link.channel = grpc::CreateChannel("unix:" + socket_path_, grpc::InsecureChannelCredentials());
     link.stub = v1::TasksService::NewStub(link.channel);
     {
@@ -166,9 +275,10 @@ bool TaskShipper::shipOnce() {
       link.context = std::make_unique<grpc::ClientContext>();
       if (stopping()) link.context->TryCancel();  // stop() looked before it existed
     }
-    link.writer = link.stub->Publish(link.context.get(), &link.ack);
+    link.stream = link.stub->Publish(link.context.get());
+    link.reader = std::thread([this, &link] { readControls(link); });
   }
-  if (!link.writer) link.next_attempt = now + kRetry;
+  if (!link.stream) link.next_attempt = now + kRetry;
 
   std::vector<TaskEventRecord>& records = link.records;
   v1::TaskEventBatch& batch = link.batch;
@@ -204,17 +314,19 @@ bool TaskShipper::shipOnce() {
     packed->set_records(reinterpret_cast<const char*>(records.data()), n * sizeof(TaskEventRecord));
     send(batch, n, now);
   }
+  // After the events they follow, so the daemon's graph has those first.
+  sendReports(now);
   return more;
 }
 
 void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now) {
   Link& link = *link_;
-  if (link.writer && link.writer->Write(batch)) {
+  if (link.stream && link.stream->Write(batch)) {
     shipped_ += events;
     return;
   }
-  if (link.writer) {
-    link.writer.reset();  // the daemon went away: try again later
+  if (link.stream) {
+    closeStream(link);  // the daemon went away: try again later
     link.next_attempt = now + kRetry;
   }
   // A new stream is a new session, which must be told the names again.

@@ -14,9 +14,11 @@
 
 #include "event_clock.h"
 #include "task_capture.h"
+#include "task_gate.h"
 
 namespace nodekeeper::v1 {
 class TaskEventBatch;
+class TaskControl;
 }
 
 namespace nk::client {
@@ -26,9 +28,14 @@ namespace nk::client {
 // milliseconds. The app never waits for the daemon: while there is none
 // (absent, slow to accept, killed) the rings are still emptied, the events
 // counted as lost, and that is said once on stderr.
+//
+// The same stream brings the daemon's debugging controls: a reader thread
+// hands them to the gate the moment they arrive, and the gate's reports go
+// back at once (wake()). When the stream breaks, the gate is released:
+// a program never stays held by a daemon that is gone.
 class TaskShipper {
  public:
-  TaskShipper(TaskCapture& capture, std::string socket_path, bool debug);
+  TaskShipper(TaskCapture& capture, TaskGate& gate, std::string socket_path, bool debug);
   ~TaskShipper();
   TaskShipper(const TaskShipper&) = delete;
   TaskShipper& operator=(const TaskShipper&) = delete;
@@ -36,6 +43,10 @@ class TaskShipper {
   void start();
   // Ships what is left and closes the stream, within about `grace`.
   void stop(std::chrono::milliseconds grace);
+  // Ship now (the gate has reports).
+  void wake();
+  // A task's function key as the graph names it; any thread.
+  std::string describeFunction(uint64_t key) const;
 
   struct Link;
 
@@ -48,8 +59,13 @@ class TaskShipper {
   }
   void send(const nodekeeper::v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now);
   std::string functionName(uint64_t code_address);
+  void applyControl(const nodekeeper::v1::TaskControl& control);
+  void readControls(Link& link);
+  void closeStream(Link& link);
+  void sendReports(std::chrono::steady_clock::time_point now);
 
   TaskCapture& capture_;
+  TaskGate& gate_;
   std::string socket_path_;
   bool debug_;
   std::unique_ptr<Link> link_;
@@ -57,6 +73,7 @@ class TaskShipper {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool woken_ = false;
   bool exited_ = false;        // run() has returned
   std::mutex context_mutex_;  // link_->context: made by run(), cancelled by stop()
   std::unordered_map<uint64_t, std::string> names_;  // shipper thread only

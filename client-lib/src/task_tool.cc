@@ -72,7 +72,8 @@ TaskTool::TaskTool(Key, const ClientOptions& options)
     : capture_(options.task_buffer_events,
                options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless,
                EventRing::StallPolicy{std::chrono::milliseconds(1000), &sayStalled}),
-      shipper_(capture_, options.socket_path, options.debug) {}
+      gate_([this] { shipper_.wake(); }, [this](uint64_t key) { return shipper_.describeFunction(key); }),
+      shipper_(capture_, gate_, options.socket_path, options.debug) {}
 
 TaskCapture::ThreadEvents& TaskTool::thread() {
   if (!t_events) t_events = capture_.attachThread().get();  // kept alive by capture_
@@ -92,6 +93,8 @@ void TaskTool::taskCreated(uint64_t* parent, uint64_t* task, uint64_t code_addre
   if (*parent == 0) *parent = TaskCapture::newId(t, true);  // e.g. the initial task, seen first here
   uint64_t now = nowNs();
   *task = capture_.created(t, *parent, code_address, 0, now);
+  if (gate_.active()) [[unlikely]]
+    gate_.created(*task, code_address);
   t_last_task = *task;
   t_last_parent = *parent;
   t_last_created = now;
@@ -105,16 +108,32 @@ void TaskTool::dependences(uint64_t task, std::span<const Dependence> deps) {
 void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelled, uint64_t next) {
   TaskCapture::ThreadEvents& t = thread();
   uint64_t now = nowNs();
-  if (prior != 0 && !implicit(prior) && prior_done) capture_.finished(t, prior, prior_cancelled, now);
-  if (next != 0 && !implicit(next)) capture_.started(t, next, t.slot, now);
+  if (prior != 0 && !implicit(prior) && prior_done) {
+    capture_.finished(t, prior, prior_cancelled, now);
+    if (gate_.active()) [[unlikely]]
+      gate_.finished(prior);
+  }
+  if (next != 0 && !implicit(next)) {
+    // Before the body runs: a task the debugger holds keeps this worker
+    // here (OpenMP has no way to run another instead).
+    if (gate_.active()) [[unlikely]] {
+      gate_.admit(next);
+      now = nowNs();
+    }
+    capture_.started(t, next, t.slot, now);
+  }
 }
 
 void TaskTool::sync(uint64_t task, uint64_t kind, bool end) {
   capture_.sync(thread(), implicit(task) ? 0 : task, kind, end, nowNs());
+  if (!end && gate_.active()) [[unlikely]]
+    gate_.sync(implicit(task) ? 0 : task, kind == 1 ? TaskGate::PauseEvent::kTaskwait : TaskGate::PauseEvent::kBarrier);
 }
 
 void TaskTool::runtimeTaskCreated(uint64_t task, uint64_t parent, uint64_t function, int32_t priority) {
   capture_.createdWithId(thread(), task, parent, function, priority, nowNs());
+  if (gate_.active()) [[unlikely]]
+    gate_.created(task, function);
 }
 
 void TaskTool::runtimeEdge(uint64_t from, uint64_t to, uint64_t address, DependenceKind kind) {
@@ -123,11 +142,19 @@ void TaskTool::runtimeEdge(uint64_t from, uint64_t to, uint64_t address, Depende
 
 void TaskTool::runtimeTaskQueued(uint64_t task) { capture_.queued(thread(), task, nowNs()); }
 
+// A runtime that did not ask (or started the task anyway) waits here, as
+// an OpenMP worker would.
 void TaskTool::runtimeTaskStarted(uint64_t task, uint32_t worker) {
+  if (gate_.active()) [[unlikely]]
+    gate_.admit(task);
   capture_.started(thread(), task, worker, nowNs());
 }
 
-void TaskTool::runtimeTaskEnded(uint64_t task, bool failed) { capture_.finished(thread(), task, failed, nowNs()); }
+void TaskTool::runtimeTaskEnded(uint64_t task, bool failed) {
+  capture_.finished(thread(), task, failed, nowNs());
+  if (gate_.active()) [[unlikely]]
+    gate_.finished(task);
+}
 
 int TaskTool::ayudameEvent(int event, int64_t task, const void* data) {
   return ayudame_.event(thread(), event, task, data, nowNs());

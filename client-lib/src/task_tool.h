@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "ayudame_translator.h"
 #include "client_options.h"
 #include "task_capture.h"
+#include "task_gate.h"
 #include "task_shipper.h"
 
 namespace nk::client {
@@ -36,6 +38,9 @@ class TaskTool {
   void runtimeTaskQueued(uint64_t task);
   void runtimeTaskStarted(uint64_t task, uint32_t worker);
   void runtimeTaskEnded(uint64_t task, bool failed);
+  // The scheduler's questions (nk_task_select, nk_task_may_start).
+  std::optional<size_t> selectTask(std::span<const uint64_t> ready) { return gate_.select(ready); }
+  bool mayStart(uint64_t task) { return gate_.mayStart(task); }
   // AyudameTranslator::event's result.
   int ayudameEvent(int event, int64_t task, const void* data);
 
@@ -52,6 +57,7 @@ class TaskTool {
 
   TaskCapture capture_;
   AyudameTranslator ayudame_{capture_};
+  TaskGate gate_;
   TaskShipper shipper_;
 };
 

@@ -1,32 +1,55 @@
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "api/debug_hub.h"
+#include "node/access_policy.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 
 namespace nk {
 
 class SessionRegistry;
-class AccessPolicy;
 
 // TasksService: an app's Publish stream becomes one session (its pid and
-// uid from SO_PEERCRED); ListSessions shows a caller its own sessions, or
-// all of them to an admin; Watch replays and follows a session to its owner
-// or an admin. Debug comes with the debugging issue.
+// uid from SO_PEERCRED) and carries the debugger's controls back to it;
+// ListSessions shows a caller its own sessions, or all of them to an admin;
+// Watch replays and follows a session, and Debug steers it, for its owner
+// or an admin.
 class TasksServiceImpl final : public nodekeeper::v1::TasksService::Service {
  public:
-  TasksServiceImpl(SessionRegistry& sessions, const AccessPolicy& access);
+  // `grace`: how long a break outlives the frontend that held it.
+  TasksServiceImpl(SessionRegistry& sessions, const AccessPolicy& access,
+                   std::chrono::seconds grace = std::chrono::seconds(30));
+  ~TasksServiceImpl() override;
 
-  grpc::Status Publish(grpc::ServerContext*, grpc::ServerReader<nodekeeper::v1::TaskEventBatch>*,
-                       nodekeeper::v1::PublishAck*) override;
+  grpc::Status Publish(grpc::ServerContext*,
+                       grpc::ServerReaderWriter<nodekeeper::v1::TaskControl, nodekeeper::v1::TaskEventBatch>*) override;
   grpc::Status ListSessions(grpc::ServerContext*, const nodekeeper::v1::ListSessionsRequest*,
                             nodekeeper::v1::SessionList*) override;
   // The session's recording from its start (the graph so far), then, with
   // `follow`, what arrives until the session ends or the caller leaves.
   grpc::Status Watch(grpc::ServerContext*, const nodekeeper::v1::WatchRequest*,
                      grpc::ServerWriter<nodekeeper::v1::TaskEventBatch>*) override;
+  grpc::Status Debug(grpc::ServerContext*,
+                     grpc::ServerReaderWriter<nodekeeper::v1::DebugUpdate, nodekeeper::v1::DebugCommand>*) override;
 
  private:
+  // One command of an attached frontend: checked against the graph, then
+  // sent to the app (or answered here).
+  void command(uint64_t frontend, uint64_t session, const PeerCredentials& peer, const nodekeeper::v1::DebugCommand& c);
+  nodekeeper::v1::DebugUpdate statusOf(uint64_t session, uint64_t command_id);
+
   SessionRegistry& sessions_;
   const AccessPolicy& access_;
+  DebugHub hub_;
+  // Runs the hub's grace periods.
+  std::mutex ticker_mutex_;
+  std::condition_variable ticker_wake_;
+  bool stopping_ = false;
+  std::thread ticker_;
 };
 
 }  // namespace nk

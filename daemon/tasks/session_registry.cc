@@ -88,3 +88,15 @@ std::optional<SessionRegistry::Info> SessionRegistry::info(uint64_t id) const {
 }
 
 }  // namespace nk
+
+namespace nk {
+
+bool SessionRegistry::inspect(uint64_t id, const std::function<void(const TaskGraph&)>& look) const {
+  Session* s = find(id);
+  if (!s) return false;
+  std::lock_guard lock(s->mutex);
+  look(s->graph);
+  return true;
+}
+
+}  // namespace nk

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,9 @@ class SessionRegistry {
   // All sessions, or those of one user.
   std::vector<Info> list(std::optional<uid_t> only_uid = std::nullopt) const;
   std::optional<Info> info(uint64_t session) const;
+  // Runs `look` on the session's live graph, under its lock; false for an
+  // unknown session. An ended session's graph is empty (freed).
+  bool inspect(uint64_t session, const std::function<void(const TaskGraph&)>& look) const;
 
  private:
   struct Session {

@@ -71,15 +71,17 @@ NK_EXPORT int nk_task_end(uint64_t task_id, int failed);
 
 /* The scheduler's question to a debugger: of the `count` ready tasks in
    `ready`, which to run next; `chosen` receives its index. With no debugger
-   attached (and, in this version, always) it is index 0: the scheduler's own
-   order. -EAGAIN is reserved for "none of them may run now" (a debugger
-   holds them all): the scheduler should wait and ask again, or run nothing.
-   -EINVAL for a NULL ready or chosen, or a count of 0. */
+   attached it is index 0: the scheduler's own order. With one: the first of
+   the highest debugger priority ("priority TASK LEVEL") among those not
+   blocked. -EAGAIN: none of them may run now (blocked, or the program is in
+   break): wait and ask again; the debugger's continue, step or unblock
+   changes the answer. -EINVAL for a NULL ready or chosen, or a count of 0. */
 NK_EXPORT int nk_task_select(const uint64_t* ready, size_t count, size_t* chosen);
 
 /* The check a scheduler makes right before it starts `task_id`: 0, it may
-   start. A later version returns -EAGAIN while a debugger holds the task
-   (a breakpoint, "block <task>"); until then, always 0. -EINVAL for 0. */
+   start; -EAGAIN while a debugger holds it (blocked, or the program is in
+   break with no step left). nk_task_start of a task that may not start
+   waits until it may, holding the calling worker. -EINVAL for 0. */
 NK_EXPORT int nk_task_may_start(uint64_t task_id);
 
 #ifdef __cplusplus

@@ -1,0 +1,113 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+
+#include "nodekeeper/v1/tasks.pb.h"
+
+namespace nk {
+
+// Where debugger frontends meet the apps they steer. Each task session has
+// at most one app stream (its Publish) and any number of frontends (their
+// Debug streams). A command becomes a TaskControl to the app at once; the
+// app's GateReport for it becomes the frontend's acknowledgement, with the
+// time it took. Everything else the gate says (a worker parked, a pause
+// hit, a step used up) goes to every frontend of the session.
+//
+// Who holds a break: the frontends that asked for it (break, step, a pause
+// they set). When the last of them leaves, the break lifts after its grace
+// period unless another holds it; when the last frontend of all leaves,
+// after the grace, every control lifts (a blocked task with nobody to
+// unblock it would hold the program forever).
+//
+// No gRPC here: the services hand in sinks (writes to their streams), so
+// unit tests drive the hub with plain functions and a clock they move.
+class DebugHub {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using AppSink = std::function<bool(const nodekeeper::v1::TaskControl&)>;
+  using FrontendSink = std::function<void(const nodekeeper::v1::DebugUpdate&)>;
+  // The session's running tasks, for a break's acknowledgement.
+  using RunningTasks = std::function<uint64_t(uint64_t session)>;
+
+  explicit DebugHub(std::chrono::seconds default_grace, RunningTasks running = {},
+                    std::function<Clock::time_point()> now = &Clock::now);
+
+  // The app's Publish stream.
+  void appConnected(uint64_t session, AppSink sink);
+  void appGone(uint64_t session);
+  void gateReports(uint64_t session, const google::protobuf::RepeatedPtrField<nodekeeper::v1::GateReport>& reports);
+
+  // A frontend; its id for the calls below. grace 0: the default.
+  uint64_t attach(uint64_t session, FrontendSink sink, std::chrono::seconds grace);
+  void detach(uint64_t frontend);
+  bool appConnected(uint64_t session) const;
+  // Sends `control` to the frontend's app on behalf of its command; the
+  // acknowledgement follows when the app reports. Without an app the
+  // command is acknowledged at once as refused.
+  void send(uint64_t frontend, uint64_t command_id, nodekeeper::v1::TaskControl control);
+  // Acknowledges a command the service answered itself (bad input, status).
+  void answer(uint64_t frontend, nodekeeper::v1::DebugUpdate update);
+
+  // The gate as the app last reported it, and the hub's own bookkeeping.
+  struct GateState {
+    bool held = false;
+    uint32_t steps_left = 0;
+    uint32_t parked_workers = 0;
+    std::set<uint64_t> blocked;
+    std::set<std::string> blocked_functions;
+    uint32_t frontends = 0;
+    bool app = false;
+  };
+  GateState state(uint64_t session) const;
+
+  // Grace periods that ran out lift their break (the service calls this
+  // from a timer).
+  void tick();
+
+ private:
+  struct Frontend {
+    uint64_t session = 0;
+    FrontendSink sink;
+    std::chrono::seconds grace{0};
+    bool sets_pauses = false;
+  };
+  struct Pending {
+    uint64_t frontend = 0;
+    uint64_t command_id = 0;
+    Clock::time_point arrived;
+    int64_t arrived_monotonic_ns = 0;
+  };
+  struct Session {
+    AppSink app;
+    std::set<uint64_t> frontends;
+    std::set<uint64_t> holders;  // frontends holding the break
+    std::optional<Clock::time_point> lift_at;
+    bool lift_all = false;       // at lift_at: everything, not only the break
+    GateState gate;
+  };
+
+  void toApp(Session& session, uint64_t session_id, nodekeeper::v1::TaskControl control);
+  void broadcast(const Session& session, const nodekeeper::v1::DebugUpdate& update) const;
+  void fillState(const Session& session, nodekeeper::v1::DebugStatus* status, uint64_t session_id) const;
+  void track(Session& session, uint64_t frontend, const nodekeeper::v1::TaskControl& control);
+
+  const std::chrono::seconds default_grace_;
+  RunningTasks running_;
+  std::function<Clock::time_point()> now_;
+  mutable std::mutex mutex_;
+  std::map<uint64_t, Session> sessions_;
+  std::map<uint64_t, Frontend> frontends_;
+  std::map<uint64_t, Pending> pending_;  // by control id
+  uint64_t next_frontend_ = 1;
+  uint64_t next_control_ = 1;
+};
+
+}  // namespace nk
