@@ -4,7 +4,31 @@ mpi_calls.def: gen_wrappers.py mpi_calls.def pmpi_wrappers.cc"""
 import re
 import sys
 
-FORTRAN_ROLES = {"send", "recv", "coll", "start", "wait", "waitall", "commnew", "commfree", "finalize"}
+# Every role but init and initthread (whose Fortran forms are FORTRAN_INIT)
+# and startreq (a pass-through the agent needs nothing from).
+FORTRAN_ROLES = {"send", "recv", "probe", "sendrecv", "coll", "icoll", "start", "wait", "waitall", "waitany",
+                 "waitsome", "test", "reqfree", "commnew", "commfree", "finalize"}
+
+# How each id= of a commnew line tells the agent of the new communicator:
+# (agent method, whether it takes the parent, whether it takes colour=).
+COMM_ID_KINDS = {
+    "parent": ("commCreated", True, True),
+    "members": ("commCreatedByMembers", True, False),
+    "groups": ("intercommCreated", False, False),
+}
+
+
+def comm_created(c, parent, child, colour):
+    """The agent call a commnew wrapper makes once the call succeeded;
+    parent, child and colour are C expressions (colour None without colour=)."""
+    kind = c.extra.get("id", "parent")
+    if kind not in COMM_ID_KINDS:
+        raise SystemExit(f"{c.name}: unknown id={kind} (expected one of {', '.join(COMM_ID_KINDS)})")
+    method, takes_parent, takes_colour = COMM_ID_KINDS[kind]
+    if colour is not None and not takes_colour:
+        raise SystemExit(f"{c.name}: colour= goes only with id=parent")
+    args = ([parent] if takes_parent else []) + [child] + ([colour] if colour is not None else [])
+    return f"agent->{method}({', '.join(args)})"
 
 
 class Param:
@@ -90,6 +114,11 @@ def c_wrapper(c):
                 f"  int rc = PMPI_{c.nonblocking()}({args}, &request);\n"
                 f"  if (rc == MPI_SUCCESS) rc = agent->wait(call, {test1.format('MPI_STATUS_IGNORE')});\n"
                 f"  return agent->end(call, rc);\n}}\n")
+    if c.role == "icoll":
+        return (head +
+                f"  int rc = P{n}({args});\n"
+                f"  agent->collectiveStarted(rc == MPI_SUCCESS ? *request : MPI_REQUEST_NULL, \"{n}\", comm);\n"
+                f"  return agent->checked(\"{n}\", rc);\n}}\n")
     if c.role == "start":
         persistent = "true" if c.extra.get("persistent") == "yes" else "false"
         return (head +
@@ -130,12 +159,10 @@ def c_wrapper(c):
     if c.role == "reqfree":
         return head + f"  agent->requestFreed(*request);\n  return agent->checked(\"{n}\", P{n}({args}));\n}}\n"
     if c.role == "commnew":
-        colour = c.extra.get("colour")
-        colour_arg = f", {colour}" if colour else ""
-        parent = c.extra.get("parent", "comm")
+        created = comm_created(c, c.extra.get("parent", "comm"), "*" + c.extra["newcomm"], c.extra.get("colour"))
         return (head +
                 f"  int rc = P{n}({args});\n"
-                f"  if (rc == MPI_SUCCESS) agent->commCreated({parent}, *{c.extra['newcomm']}{colour_arg});\n"
+                f"  if (rc == MPI_SUCCESS) {created};\n"
                 f"  return agent->checked(\"{n}\", rc);\n}}\n")
     if c.role == "commfree":
         return head + f"  agent->commFreed(*comm);\n  return agent->checked(\"{n}\", P{n}({args}));\n}}\n"
@@ -189,6 +216,62 @@ def fortran_wrapper(c, declared):
                 f"  p{nb}_({', '.join(p.name for p in nbparams)}, &request, ierr);\n"
                 f"  if (*ierr == MPI_SUCCESS) *ierr = agent->wait(call, {f_test.format(status)});\n"
                 "  *ierr = agent->end(call, static_cast<int>(*ierr));\n")
+    elif c.role == "probe":
+        decls.append("void pmpi_iprobe_(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierr);")
+        body = (f"  Agent::Call call = agent->pointToPoint(\"{c.name}\", MPI_Comm_f2c(*comm), static_cast<int>(*source), "
+                "static_cast<int>(*tag), 0, MPI_DATATYPE_NULL);\n"
+                "  *ierr = agent->wait(call, [&](int* flag) { MPI_Fint f = 0, e = MPI_SUCCESS; "
+                "pmpi_iprobe_(source, tag, comm, &f, status, &e); *flag = f; return static_cast<int>(e); });\n"
+                "  *ierr = agent->end(call, static_cast<int>(*ierr));\n")
+    elif c.role == "sendrecv":
+        # As the C form: an Irecv and an Isend, each tested until both are
+        # done (two single tests rather than a Testall: a Fortran status
+        # array's stride is MPI_STATUS_SIZE, which the agent does not know).
+        decls.append("void pmpi_isend_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, "
+                     "MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr);")
+        decls.append("void pmpi_irecv_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* source, MPI_Fint* tag, "
+                     "MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr);")
+        decls.append("void pmpi_cancel_(MPI_Fint* request, MPI_Fint* ierr);")
+        decls.append("void pmpi_request_free_(MPI_Fint* request, MPI_Fint* ierr);")
+        decls.append(test_decl)
+        body = (f"  Agent::Call call = agent->pointToPoint(\"{c.name}\", MPI_Comm_f2c(*comm), static_cast<int>(*source), "
+                "static_cast<int>(*recvtag), static_cast<int>(*recvcount), MPI_Type_f2c(*recvtype));\n"
+                "  MPI_Fint recv_request = 0, send_request = 0;\n"
+                "  MPI_Fint ignored_status[nk::pmpi::kFortranStatusInts];\n"
+                "  pmpi_irecv_(recvbuf, recvcount, recvtype, source, recvtag, comm, &recv_request, ierr);\n"
+                "  if (*ierr == MPI_SUCCESS) {\n"
+                "    pmpi_isend_(sendbuf, sendcount, sendtype, dest, sendtag, comm, &send_request, ierr);\n"
+                "    if (*ierr != MPI_SUCCESS) {  // the receive must not outlive the call\n"
+                "      MPI_Fint ignored = MPI_SUCCESS;\n"
+                "      pmpi_cancel_(&recv_request, &ignored);\n"
+                "      pmpi_request_free_(&recv_request, &ignored);\n"
+                "    }\n"
+                "  }\n"
+                "  if (*ierr == MPI_SUCCESS) {\n"
+                "    bool received = false, sent = false;\n"
+                "    *ierr = agent->wait(call, [&](int* flag) {\n"
+                "      MPI_Fint f = 0, e = MPI_SUCCESS;\n"
+                "      if (!received) {\n"
+                "        pmpi_test_(&recv_request, &f, status, &e);\n"
+                "        if (e != MPI_SUCCESS) return static_cast<int>(e);\n"
+                "        received = f != 0;\n"
+                "      }\n"
+                "      if (!sent) {\n"
+                "        f = 0;\n"
+                "        pmpi_test_(&send_request, &f, ignored_status, &e);\n"
+                "        if (e != MPI_SUCCESS) return static_cast<int>(e);\n"
+                "        sent = f != 0;\n"
+                "      }\n"
+                "      *flag = received && sent;\n"
+                "      return MPI_SUCCESS;\n"
+                "    });\n"
+                "  }\n"
+                "  *ierr = agent->end(call, static_cast<int>(*ierr));\n")
+    elif c.role == "icoll":
+        body = (f"  p{lower}_({args});\n"
+                f"  agent->collectiveStarted(*ierr == MPI_SUCCESS ? MPI_Request_f2c(*request) : MPI_REQUEST_NULL, "
+                f"\"{c.name}\", MPI_Comm_f2c(*comm));\n"
+                f"  *ierr = agent->checked(\"{c.name}\", static_cast<int>(*ierr));\n")
     elif c.role == "coll":
         nb = "mpi_" + c.nonblocking().lower()
         decls.append(f"void p{nb}_({f_params(c, ['MPI_Fint* request', 'MPI_Fint* ierr'])});")
@@ -217,23 +300,41 @@ def fortran_wrapper(c, declared):
                 "  MPI_Request after = MPI_Request_f2c(*request);\n"
                 "  agent->requestsSettled({&before, 1}, {&after, 1});\n"
                 "  *ierr = agent->end(call, static_cast<int>(*ierr));\n")
-    elif c.role == "waitall":
-        decls.append("void pmpi_testall_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* flag, MPI_Fint* statuses, MPI_Fint* ierr);")
-        body = ("  std::vector<MPI_Request> before(static_cast<size_t>(*count > 0 ? *count : 0)), after(before.size());\n"
-                "  for (size_t i = 0; i < before.size(); ++i) before[i] = MPI_Request_f2c(array_of_requests[i]);\n"
-                f"  Agent::Call call = agent->waitOn(\"{c.name}\", before.data(), static_cast<int>(before.size()));\n"
-                "  *ierr = agent->wait(call, [&](int* flag) { MPI_Fint f = 0, e = MPI_SUCCESS; "
-                "pmpi_testall_(count, array_of_requests, &f, array_of_statuses, &e); *flag = f; return static_cast<int>(e); });\n"
-                "  for (size_t i = 0; i < after.size(); ++i) after[i] = MPI_Request_f2c(array_of_requests[i]);\n"
-                "  agent->requestsSettled(before, after);\n"
+    elif c.role in ("waitall", "waitany", "waitsome"):
+        count = "count" if c.role != "waitsome" else "incount"
+        test = {
+            "waitall": ("void pmpi_testall_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* flag, MPI_Fint* statuses, MPI_Fint* ierr);",
+                        "MPI_Fint f = 0; pmpi_testall_(count, array_of_requests, &f, array_of_statuses, &e); *flag = f;"),
+            "waitany": ("void pmpi_testany_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierr);",
+                        "MPI_Fint f = 0; pmpi_testany_(count, array_of_requests, index, &f, status, &e); *flag = f;"),
+            "waitsome": ("void pmpi_testsome_(MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount, MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr);",
+                         "pmpi_testsome_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &e); *flag = *outcount != 0;"),
+        }[c.role]
+        decls.append(test[0])
+        body = (f"  nk::pmpi::RequestSnapshot before(nk::pmpi::RequestSnapshot::FromFortran{{}}, array_of_requests, static_cast<int>(*{count}));\n"
+                f"  Agent::Call call = agent->waitOn(\"{c.name}\", before.data(), before.count());\n"
+                "  *ierr = agent->wait(call, [&](int* flag) { MPI_Fint e = MPI_SUCCESS; "
+                f"{test[1]} return static_cast<int>(e); }});\n"
+                f"  nk::pmpi::RequestSnapshot after(nk::pmpi::RequestSnapshot::FromFortran{{}}, array_of_requests, static_cast<int>(*{count}));\n"
+                "  agent->requestsSettled(before.span(), after.span());\n"
                 "  *ierr = agent->end(call, static_cast<int>(*ierr));\n")
+    elif c.role == "test":
+        reqs = c.extra["requests"]
+        count = "1" if c.extra["count"] == "1" else f"static_cast<int>(*{c.extra['count']})"
+        body = (f"  nk::pmpi::RequestSnapshot before(nk::pmpi::RequestSnapshot::FromFortran{{}}, {reqs}, {count});\n"
+                f"  p{lower}_({args});\n"
+                f"  nk::pmpi::RequestSnapshot after(nk::pmpi::RequestSnapshot::FromFortran{{}}, {reqs}, {count});\n"
+                "  agent->requestsSettled(before.span(), after.span());\n"
+                f"  *ierr = agent->checked(\"{c.name}\", static_cast<int>(*ierr));\n")
     elif c.role == "commnew":
         decls.append(f"void p{lower}_({params});")
         colour = c.extra.get("colour")
-        colour_arg = f", static_cast<int>(*{colour})" if colour else ""
-        parent = c.extra.get("parent", "comm")
+        created = comm_created(c, f"MPI_Comm_f2c(*{c.extra.get('parent', 'comm')})", f"MPI_Comm_f2c(*{c.extra['newcomm']})",
+                               f"static_cast<int>(*{colour})" if colour else None)
         body = (f"  p{lower}_({args});\n"
-                f"  if (*ierr == MPI_SUCCESS) agent->commCreated(MPI_Comm_f2c(*{parent}), MPI_Comm_f2c(*{c.extra['newcomm']}){colour_arg});\n")
+                f"  if (*ierr == MPI_SUCCESS) {created};\n")
+    elif c.role == "reqfree":
+        body = f"  agent->requestFreed(MPI_Request_f2c(*request));\n  p{lower}_({args});\n"
     elif c.role == "commfree":
         decls.append(f"void p{lower}_({params});")
         body = f"  agent->commFreed(MPI_Comm_f2c(*comm));\n  p{lower}_({args});\n"

@@ -210,20 +210,47 @@ int Agent::waitLoop(Call& call, int (*test)(void*, int*), void* context) {
   return rc;
 }
 
-std::vector<uint32_t> Agent::worldRanks(MPI_Comm comm) const {
+std::vector<uint32_t> Agent::worldRanksOf(MPI_Group group) const {
   std::vector<uint32_t> out;
   int n = 0;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n <= 0) return out;
-  MPI_Group group, world;
-  PMPI_Comm_group(comm, &group);
+  if (group == MPI_GROUP_NULL || PMPI_Group_size(group, &n) != MPI_SUCCESS || n <= 0) return out;
+  MPI_Group world;
   PMPI_Comm_group(MPI_COMM_WORLD, &world);
   std::vector<int> ranks(static_cast<size_t>(n)), translated(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) ranks[static_cast<size_t>(i)] = i;
   PMPI_Group_translate_ranks(group, n, ranks.data(), world, translated.data());
-  PMPI_Group_free(&group);
   PMPI_Group_free(&world);
-  for (int r : translated) out.push_back(r == MPI_UNDEFINED ? UINT32_MAX : static_cast<uint32_t>(r));
+  for (int r : translated) out.push_back(r == MPI_UNDEFINED ? CommRegistry::kUnmapped : static_cast<uint32_t>(r));
   return out;
+}
+
+std::vector<uint32_t> Agent::worldRanks(MPI_Comm comm) const {
+  MPI_Group group;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_group(comm, &group) != MPI_SUCCESS) return {};
+  std::vector<uint32_t> out = worldRanksOf(group);
+  PMPI_Group_free(&group);
+  return out;
+}
+
+std::vector<uint32_t> Agent::remoteWorldRanks(MPI_Comm comm) const {
+  int inter = 0;
+  MPI_Group group;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || !inter ||
+      PMPI_Comm_remote_group(comm, &group) != MPI_SUCCESS)
+    return {};
+  std::vector<uint32_t> out = worldRanksOf(group);
+  PMPI_Group_free(&group);
+  return out;
+}
+
+void Agent::describeCollective(SymptomReport& s, uint64_t comm, uint64_t collective_seq) const {
+  if (auto info = comms_.find(comm)) {
+    s.communicator = info->id;
+    // The daemons refuse ranks outside the job.
+    for (uint32_t r : info->allWorldRanks())
+      if (r != CommRegistry::kUnmapped) s.communicator_members.push_back(r);
+  }
+  s.collective_seq = collective_seq;
 }
 
 void Agent::timedOut(const Call& call, std::chrono::nanoseconds waited) {
@@ -234,39 +261,52 @@ void Agent::timedOut(const Call& call, std::chrono::nanoseconds waited) {
   s.timestamp_ns = realtimeNs();
   char what[160];
   if (call.kind == DeadlinePolicy::Kind::kCollective) {
-    auto info = comms_.find(handleOf(call.comm));
-    if (info) {
-      s.communicator = info->id;
-      s.communicator_members = info->world_ranks;
-    }
-    s.collective_seq = call.collective_seq;
+    describeCollective(s, handleOf(call.comm), call.collective_seq);
     std::snprintf(what, sizeof what, "waited %.1f s in %s on %s (its collective #%llu there)", s.waited_s, call.name,
                   s.communicator.empty() ? "an unknown communicator" : s.communicator.c_str(),
                   static_cast<unsigned long long>(call.collective_seq));
   } else if (call.kind == DeadlinePolicy::Kind::kPointToPoint) {
+    auto info = comms_.find(handleOf(call.comm));
+    const bool inter = info && info->isInter();
     if (call.peer == MPI_ANY_SOURCE) {
-      if (auto info = comms_.find(handleOf(call.comm))) {
+      if (info) {
         s.communicator = info->id;
-        for (uint32_t r : info->world_ranks)
-          if (r != static_cast<uint32_t>(world_rank_)) s.communicator_members.push_back(r);
+        // Any source on an intercommunicator is any of the remote group.
+        for (uint32_t r : inter ? info->remote_world_ranks : info->world_ranks)
+          if (r != static_cast<uint32_t>(world_rank_) && r != CommRegistry::kUnmapped) s.communicator_members.push_back(r);
       }
       std::snprintf(what, sizeof what, "waited %.1f s in %s from any source, tag %d", s.waited_s, call.name, call.tag);
+    } else if (auto w = comms_.worldRank(handleOf(call.comm), call.peer)) {
+      s.suspect_ranks.push_back(*w);
+      std::snprintf(what, sizeof what, "waited %.1f s in %s with rank %u, tag %d", s.waited_s, call.name, *w,
+                    call.tag);
     } else {
-      if (auto w = comms_.worldRank(handleOf(call.comm), call.peer)) s.suspect_ranks.push_back(*w);
-      std::snprintf(what, sizeof what, "waited %.1f s in %s with rank %d, tag %d", s.waited_s, call.name,
-                    s.suspect_ranks.empty() ? call.peer : static_cast<int>(s.suspect_ranks[0]), call.tag);
+      std::snprintf(what, sizeof what, "waited %.1f s in %s with %s %d, tag %d", s.waited_s, call.name,
+                    inter ? "remote rank" : "rank", call.peer, call.tag);
     }
   } else {
+    std::vector<uint64_t> handles;
     for (int i = 0; i < call.request_count; ++i) {
-      auto entry = requests_.find(handleOf(call.requests[i]));
+      handles.push_back(handleOf(call.requests[i]));
+      auto entry = requests_.find(handles.back());
       if (!entry) continue;
       if (entry->peer >= 0 &&
           std::find(s.suspect_ranks.begin(), s.suspect_ranks.end(), static_cast<uint32_t>(entry->peer)) ==
               s.suspect_ranks.end())
         s.suspect_ranks.push_back(static_cast<uint32_t>(entry->peer));
     }
-    std::snprintf(what, sizeof what, "waited %.1f s in %s on %d request(s)", s.waited_s, call.name,
-                  call.request_count);
+    if (auto collective = requests_.latestCollective(handles)) {
+      // Reported as its blocking form would be: the daemons find who has
+      // not entered it.
+      describeCollective(s, collective->communicator, collective->collective_seq);
+      std::snprintf(what, sizeof what, "waited %.1f s in %s on %d request(s), among them %s on %s (its collective #%llu there)",
+                    s.waited_s, call.name, call.request_count, collective->operation,
+                    s.communicator.empty() ? "an unknown communicator" : s.communicator.c_str(),
+                    static_cast<unsigned long long>(collective->collective_seq));
+    } else {
+      std::snprintf(what, sizeof what, "waited %.1f s in %s on %d request(s)", s.waited_s, call.name,
+                    call.request_count);
+    }
   }
   s.detail = what;
   if (link_) link_->report(std::move(s));
@@ -318,6 +358,17 @@ void Agent::requestStarted(MPI_Request request, const char* operation, MPI_Comm 
   requests_.add(handleOf(request), e);
 }
 
+void Agent::collectiveStarted(MPI_Request request, const char* operation, MPI_Comm comm) {
+  uint64_t seq = comms_.enterCollective(handleOf(comm));
+  if (request == MPI_REQUEST_NULL) return;
+  RequestRegistry::Entry e;
+  e.operation = operation;
+  e.communicator = handleOf(comm);
+  e.collective = true;
+  e.collective_seq = seq;
+  requests_.add(handleOf(request), e);
+}
+
 void Agent::requestsSettled(std::span<const MPI_Request> before, std::span<const MPI_Request> after) {
   for (size_t i = 0; i < before.size() && i < after.size(); ++i)
     if (before[i] != MPI_REQUEST_NULL && after[i] == MPI_REQUEST_NULL) requests_.completed(handleOf(before[i]));
@@ -330,7 +381,21 @@ void Agent::commCreated(MPI_Comm parent, MPI_Comm child, std::optional<int> colo
   // the child, so that the ids stay in step.
   std::string id = comms_.childId(handleOf(parent), colour);
   if (child == MPI_COMM_NULL) return;
-  comms_.add(handleOf(child), std::move(id), worldRanks(child));
+  comms_.add(handleOf(child), std::move(id), worldRanks(child), remoteWorldRanks(child));
+}
+
+void Agent::commCreatedByMembers(MPI_Comm parent, MPI_Comm child) {
+  if (child == MPI_COMM_NULL) return;
+  std::vector<uint32_t> members = worldRanks(child);
+  std::string id = comms_.memberChildId(handleOf(parent), members);
+  comms_.add(handleOf(child), std::move(id), std::move(members), remoteWorldRanks(child));
+}
+
+void Agent::intercommCreated(MPI_Comm intercomm) {
+  if (intercomm == MPI_COMM_NULL) return;
+  std::vector<uint32_t> local = worldRanks(intercomm), remote = remoteWorldRanks(intercomm);
+  std::string id = comms_.interId(local, remote);
+  comms_.add(handleOf(intercomm), std::move(id), std::move(local), std::move(remote));
 }
 
 void Agent::commFreed(MPI_Comm comm) { comms_.remove(handleOf(comm)); }

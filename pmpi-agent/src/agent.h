@@ -86,12 +86,23 @@ class Agent {
 
   // The program's own nonblocking requests.
   void requestStarted(MPI_Request request, const char* operation, MPI_Comm comm, int peer, bool persistent);
+  // The program's own nonblocking collective (MPI_Iallreduce, ...), right
+  // after the call: it counts as entered on `comm`, as a blocking one does,
+  // and its request (MPI_REQUEST_NULL when the call failed) is remembered
+  // as that collective, for a wait on it that times out.
+  void collectiveStarted(MPI_Request request, const char* operation, MPI_Comm comm);
   // After a wait or test: requests that became MPI_REQUEST_NULL are done.
   void requestsSettled(std::span<const MPI_Request> before, std::span<const MPI_Request> after);
   void requestFreed(MPI_Request request);
 
-  // Communicators: made from `parent` (colour for splits), or freed.
+  // Communicators: made from `parent` by every member of it (colour for
+  // splits), or freed. An intercommunicator child (from an intercommunicator
+  // parent) keeps its remote group too.
   void commCreated(MPI_Comm parent, MPI_Comm child, std::optional<int> colour = std::nullopt);
+  // Made from `parent` by its own members only (MPI_Comm_create_group).
+  void commCreatedByMembers(MPI_Comm parent, MPI_Comm child);
+  // An intercommunicator made from two groups (MPI_Intercomm_create).
+  void intercommCreated(MPI_Comm intercomm);
   void commFreed(MPI_Comm comm);
 
   Agent(const Agent&) = delete;
@@ -109,7 +120,12 @@ class Agent {
  private:
   int waitLoop(Call& call, int (*test)(void*, int*), void* context);
   void timedOut(const Call& call, std::chrono::nanoseconds waited);
+  // A communicator's local group, and an intercommunicator's remote group
+  // (empty for an intracommunicator), as world ranks.
   std::vector<uint32_t> worldRanks(MPI_Comm comm) const;
+  std::vector<uint32_t> remoteWorldRanks(MPI_Comm comm) const;
+  std::vector<uint32_t> worldRanksOf(MPI_Group group) const;
+  void describeCollective(SymptomReport& symptom, uint64_t comm, uint64_t collective_seq) const;
   ProgressSnapshot progress() const;
   void openLog();
 

@@ -10,8 +10,9 @@
 namespace nk::pmpi {
 
 // What the program's own nonblocking requests are for (the call that made
-// them, the peer in MPI_COMM_WORLD), so that a wait on them that times out
-// names its peers. Handles as integers: tested without MPI.
+// them, the peer in MPI_COMM_WORLD, or the collective they are), so that a
+// wait on them that times out names its peers, or the collective for the
+// daemons to find its laggards. Handles as integers: tested without MPI.
 class RequestRegistry {
  public:
   static constexpr int64_t kAnyPeer = -1;  // MPI_ANY_SOURCE: any member may be the one
@@ -22,6 +23,10 @@ class RequestRegistry {
     int64_t peer = kNoPeer;
     uint64_t communicator = 0;  // handle, for kAnyPeer and collectives
     bool persistent = false;
+    // A nonblocking collective (MPI_Iallreduce, ...): the how-manyth
+    // collective on `communicator` it is (0: an unknown communicator).
+    bool collective = false;
+    uint64_t collective_seq = 0;
   };
 
   void add(uint64_t request, Entry entry);
@@ -31,6 +36,11 @@ class RequestRegistry {
   void completed(uint64_t request);
   void freed(uint64_t request);
   size_t size() const;
+  // Of `requests` (a wait's), the nonblocking collective to report when the
+  // wait times out: the latest started on the first communicator among
+  // them, since the wait needs that one too and the daemons then name
+  // every member that has not entered it. Nothing if none is a collective.
+  std::optional<Entry> latestCollective(std::span<const uint64_t> requests) const;
 
  private:
   mutable std::mutex mutex_;

@@ -6,7 +6,9 @@
 
      mpi_check correctness    every call the agent wraps (point to point,
                               nonblocking completion, persistent requests,
-                              probes, collectives, communicators, an error
+                              probes, collectives blocking and nonblocking,
+                              communicators (splits, groups, an
+                              intercommunicator and its merge), an error
                               returned under MPI_ERRORS_RETURN). Rank 0
                               prints "rank R checksum X" for every rank, in
                               rank order (gathered, so that the output does
@@ -25,6 +27,8 @@
                               "done". The test stops one rank (SIGSTOP)
                               during a round, so the others wait in the
                               allreduce, then continues it.
+     mpi_check ihang STEPS MS as hang, the allreduce an MPI_Iallreduce
+                              completed by MPI_Wait.
      mpi_check pingpong N     N checked round trips of 8 bytes between ranks
                               0 and 1 (the others wait in a barrier); rank 0
                               prints "us_per_roundtrip=X" and "ok N".
@@ -803,21 +807,219 @@ static void test_collectives(sum_t* s, MPI_Comm comm) {
     }
   }
 
-  /* Nonblocking collectives completed by MPI_Wait and a test loop. */
+  /* Every nonblocking collective, completed by MPI_Wait, MPI_Test loops
+     and, several outstanding at once (each matched by the order it was
+     started in), MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Waitsome,
+     MPI_Testany and MPI_Testsome. */
   {
-    int v = r + 1, res = 0, flag = 0;
-    MPI_Request req;
+    MPI_Request req, reqs[4];
+    int flag = 0;
+
+    int v = r + 1, res = 0;
     MPI_Iallreduce(&v, &res, 1, MPI_INT, MPI_SUM, comm, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
-    CHECK(res == n * (n + 1) / 2, "iallreduce: %d", res);
+    CHECK(res == n * (n + 1) / 2 && req == MPI_REQUEST_NULL, "iallreduce: %d", res);
+    mix(s, (uint64_t)res);
+
     MPI_Ibarrier(comm, &req);
     while (!flag) MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    CHECK(req == MPI_REQUEST_NULL, "ibarrier: request not freed by MPI_Test");
+
     int buf[4];
-    if (r == 0) fill(buf, 4, 0, -1, 69);
-    MPI_Ibcast(buf, 4, MPI_INT, 0, comm, &req);
+    if (r == n - 1) fill(buf, 4, n - 1, -1, 69);
+    else memset(buf, 0, sizeof buf);
+    MPI_Ibcast(buf, 4, MPI_INT, n - 1, comm, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
-    EXPECT_INTS("ibcast", buf, 4, 0, -1, 69);
+    EXPECT_INTS("ibcast", buf, 4, n - 1, -1, 69);
     mix_ints(s, buf, 4);
+
+    /* MPI_Ireduce, MPI_Iscan, MPI_Iexscan together, then MPI_Waitall. */
+    int rv[3] = {r, 2 * r, 3 * r}, rsum[3] = {0, 0, 0}, sv[2] = {r + 1, 2 * (r + 1)}, sc[2] = {0, 0},
+        ex[2] = {-1, -1};
+    MPI_Ireduce(rv, rsum, 3, MPI_INT, MPI_SUM, 0, comm, &reqs[0]);
+    MPI_Iscan(sv, sc, 2, MPI_INT, MPI_SUM, comm, &reqs[1]);
+    MPI_Iexscan(sv, ex, 2, MPI_INT, MPI_SUM, comm, &reqs[2]);
+    MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE);
+    if (r == 0) {
+      for (int k = 0; k < 3; ++k) CHECK(rsum[k] == (k + 1) * tri, "ireduce: element %d is %d", k, rsum[k]);
+      mix_ints(s, rsum, 3);
+    }
+    CHECK(sc[0] == (r + 1) * (r + 2) / 2 && sc[1] == (r + 1) * (r + 2), "iscan: %d %d", sc[0], sc[1]);
+    mix_ints(s, sc, 2);
+    if (r > 0) {
+      CHECK(ex[0] == r * (r + 1) / 2 && ex[1] == r * (r + 1), "iexscan: %d %d", ex[0], ex[1]);
+      mix_ints(s, ex, 2);
+    }
+
+    /* MPI_Iallgather and MPI_Iallgatherv (a gap before each block), then
+       an MPI_Testall loop. */
+    int mine[3];
+    fill(mine, 3, r, -1, 161);
+    int* all = xmalloc(sizeof(int) * 3 * (size_t)n);
+    int* counts = xmalloc(sizeof(int) * (size_t)n);
+    int* displs = xmalloc(sizeof(int) * (size_t)n);
+    int total = 0;
+    for (int q = 0; q < n; ++q) {
+      counts[q] = q + 1;
+      displs[q] = total + 1;
+      total += q + 2;
+    }
+    int* out = xmalloc(sizeof(int) * (size_t)total);
+    for (int i = 0; i < total; ++i) out[i] = -7;
+    int* vv = xmalloc(sizeof(int) * (size_t)(r + 2));
+    fill(vv, r + 1, r, -1, 162);
+    MPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm, &reqs[0]);
+    MPI_Iallgatherv(vv, r + 1, MPI_INT, out, counts, displs, MPI_INT, comm, &reqs[1]);
+    flag = 0;
+    while (!flag) MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+    for (int q = 0; q < n; ++q) {
+      EXPECT_INTS("iallgather", all + 3 * q, 3, q, -1, 161);
+      CHECK(out[displs[q] - 1] == -7, "iallgatherv wrote the gap before block %d", q);
+      EXPECT_INTS("iallgatherv", out + displs[q], q + 1, q, -1, 162);
+    }
+    mix_ints(s, all, 3 * n);
+    mix_ints(s, out, total);
+
+    /* MPI_Ialltoall and MPI_Ialltoallv (counts per pair), then MPI_Waitany
+       until no request is active. */
+    int* a_out = xmalloc(sizeof(int) * 2 * (size_t)n);
+    int* a_in = xmalloc(sizeof(int) * 2 * (size_t)n);
+    for (int q = 0; q < n; ++q) fill(a_out + 2 * q, 2, r, q, 167);
+    int *scounts = xmalloc(sizeof(int) * (size_t)n), *sdispls = xmalloc(sizeof(int) * (size_t)n);
+    int *rcounts = xmalloc(sizeof(int) * (size_t)n), *rdispls = xmalloc(sizeof(int) * (size_t)n);
+    int stotal = 0, rtotal = 0;
+    for (int q = 0; q < n; ++q) {
+      scounts[q] = 1 + (r + 2 * q) % 3;
+      sdispls[q] = stotal;
+      stotal += scounts[q];
+      rcounts[q] = 1 + (q + 2 * r) % 3;
+      rdispls[q] = rtotal;
+      rtotal += rcounts[q];
+    }
+    int* v_out = xmalloc(sizeof(int) * (size_t)stotal);
+    int* v_in = xmalloc(sizeof(int) * (size_t)rtotal);
+    for (int q = 0; q < n; ++q) fill(v_out + sdispls[q], scounts[q], r, q, 168);
+    MPI_Ialltoall(a_out, 2, MPI_INT, a_in, 2, MPI_INT, comm, &reqs[0]);
+    MPI_Ialltoallv(v_out, scounts, sdispls, MPI_INT, v_in, rcounts, rdispls, MPI_INT, comm, &reqs[1]);
+    int completed = 0;
+    for (;;) {
+      int index = -2;
+      MPI_Waitany(2, reqs, &index, MPI_STATUS_IGNORE);
+      if (index == MPI_UNDEFINED) break;
+      CHECK(index >= 0 && index < 2 && reqs[index] == MPI_REQUEST_NULL, "waitany on collectives: index %d", index);
+      ++completed;
+    }
+    CHECK(completed == 2, "waitany on collectives: %d completed", completed);
+    for (int q = 0; q < n; ++q) {
+      EXPECT_INTS("ialltoall", a_in + 2 * q, 2, q, r, 167);
+      EXPECT_INTS("ialltoallv", v_in + rdispls[q], rcounts[q], q, r, 168);
+    }
+    mix_ints(s, a_in, 2 * n);
+    mix_ints(s, v_in, rtotal);
+
+    /* MPI_Igather to the last rank, MPI_Igatherv to rank 0, MPI_Iscatter
+       from rank 0, MPI_Iscatterv from the last rank, then MPI_Waitsome. */
+    int gmine[2], sgot[3];
+    fill(gmine, 2, r, n - 1, 165);
+    int* gall = xmalloc(sizeof(int) * 2 * (size_t)n);
+    for (int i = 0; i < total; ++i) out[i] = -7;
+    fill(vv, r + 1, r, 0, 163);
+    int* ssrc = xmalloc(sizeof(int) * 3 * (size_t)n);
+    if (r == 0)
+      for (int q = 0; q < n; ++q) fill(ssrc + 3 * q, 3, 0, q, 166);
+    int* vcounts = xmalloc(sizeof(int) * (size_t)n);
+    int* vdispls = xmalloc(sizeof(int) * (size_t)n);
+    int vtotal = 0;
+    for (int q = 0; q < n; ++q) {
+      vcounts[q] = q + 2;
+      vdispls[q] = vtotal;
+      vtotal += q + 3;
+    }
+    int* vsrc = xmalloc(sizeof(int) * (size_t)vtotal);
+    if (r == n - 1)
+      for (int q = 0; q < n; ++q) fill(vsrc + vdispls[q], q + 2, n - 1, q, 164);
+    int* vgot = xmalloc(sizeof(int) * (size_t)(r + 2));
+    MPI_Igather(gmine, 2, MPI_INT, gall, 2, MPI_INT, n - 1, comm, &reqs[0]);
+    MPI_Igatherv(vv, r + 1, MPI_INT, out, counts, displs, MPI_INT, 0, comm, &reqs[1]);
+    MPI_Iscatter(ssrc, 3, MPI_INT, sgot, 3, MPI_INT, 0, comm, &reqs[2]);
+    MPI_Iscatterv(vsrc, vcounts, vdispls, MPI_INT, vgot, r + 2, MPI_INT, n - 1, comm, &reqs[3]);
+    completed = 0;
+    for (;;) {
+      int outcount = -2, indices[4];
+      MPI_Waitsome(4, reqs, &outcount, indices, MPI_STATUSES_IGNORE);
+      if (outcount == MPI_UNDEFINED) break;
+      CHECK(outcount > 0 && outcount <= 4, "waitsome on collectives: outcount %d", outcount);
+      completed += outcount;
+    }
+    CHECK(completed == 4, "waitsome on collectives: %d completed", completed);
+    if (r == n - 1) {
+      for (int q = 0; q < n; ++q) EXPECT_INTS("igather", gall + 2 * q, 2, q, n - 1, 165);
+      mix_ints(s, gall, 2 * n);
+    }
+    if (r == 0) {
+      for (int q = 0; q < n; ++q) {
+        CHECK(out[displs[q] - 1] == -7, "igatherv wrote the gap before block %d", q);
+        EXPECT_INTS("igatherv", out + displs[q], q + 1, q, 0, 163);
+      }
+      mix_ints(s, out, total);
+    }
+    EXPECT_INTS("iscatter", sgot, 3, 0, r, 166);
+    EXPECT_INTS("iscatterv", vgot, r + 2, n - 1, r, 164);
+    mix_ints(s, sgot, 3);
+    mix_ints(s, vgot, r + 2);
+
+    /* MPI_Ireduce_scatter and MPI_Ireduce_scatter_block: an MPI_Testany
+       loop for the one, an MPI_Testsome loop for the other. */
+    int offset = r * (r + 1) / 2, ntotal = n * (n + 1) / 2;
+    int* rs_in = xmalloc(sizeof(int) * (size_t)ntotal);
+    for (int j = 0; j < ntotal; ++j) rs_in[j] = r + j;
+    int* rs_out = xmalloc(sizeof(int) * (size_t)(r + 1));
+    int* b = xmalloc(sizeof(int) * 2 * (size_t)n);
+    for (int j = 0; j < 2 * n; ++j) b[j] = (r + 1) * (j + 1);
+    int block[2];
+    MPI_Ireduce_scatter(rs_in, rs_out, counts, MPI_INT, MPI_SUM, comm, &reqs[0]);
+    MPI_Ireduce_scatter_block(b, block, 2, MPI_INT, MPI_SUM, comm, &reqs[1]);
+    for (flag = 0; !flag;) {
+      int index = -2;
+      MPI_Testany(1, &reqs[0], &index, &flag, MPI_STATUS_IGNORE);
+      CHECK(!flag || index == 0, "testany on a collective: index %d", index);
+    }
+    for (int done = 0; !done;) {
+      int outcount = -2, index = -2;
+      MPI_Testsome(1, &reqs[1], &outcount, &index, MPI_STATUSES_IGNORE);
+      CHECK(outcount == 0 || (outcount == 1 && index == 0), "testsome on a collective: %d, index %d", outcount, index);
+      done = outcount == 1;
+    }
+    CHECK(reqs[0] == MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL, "testany/testsome left a request");
+    for (int k = 0; k <= r; ++k)
+      CHECK(rs_out[k] == tri + n * (offset + k), "ireduce_scatter: element %d is %d", k, rs_out[k]);
+    for (int k = 0; k < 2; ++k)
+      CHECK(block[k] == (2 * r + k + 1) * n * (n + 1) / 2, "ireduce_scatter_block: element %d is %d", k, block[k]);
+    mix_ints(s, rs_out, r + 1);
+    mix_ints(s, block, 2);
+
+    free(all);
+    free(counts);
+    free(displs);
+    free(out);
+    free(vv);
+    free(a_out);
+    free(a_in);
+    free(scounts);
+    free(sdispls);
+    free(rcounts);
+    free(rdispls);
+    free(v_out);
+    free(v_in);
+    free(gall);
+    free(ssrc);
+    free(vcounts);
+    free(vdispls);
+    free(vsrc);
+    free(vgot);
+    free(rs_in);
+    free(rs_out);
+    free(b);
   }
 }
 
@@ -937,6 +1139,125 @@ static void test_communicators(sum_t* s) {
     MPI_Group_free(&even_group);
     MPI_Group_free(&world_group);
     free(evens);
+  }
+
+  /* MPI_Comm_create_group: only the members (the even ranks) call it; a
+     creation by every rank afterwards still works. */
+  {
+    MPI_Group world_group, even_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    int m = (n + 1) / 2;
+    int* evens = xmalloc(sizeof(int) * (size_t)m);
+    for (int k = 0; k < m; ++k) evens[k] = 2 * k;
+    MPI_Group_incl(world_group, m, evens, &even_group);
+    if (r % 2 == 0) {
+      MPI_Comm even;
+      MPI_Comm_create_group(MPI_COMM_WORLD, even_group, 73, &even);
+      int er = -1, es = -1, sum = -1;
+      CHECK(even != MPI_COMM_NULL, "comm_create_group: no communicator for a member");
+      MPI_Comm_rank(even, &er);
+      MPI_Comm_size(even, &es);
+      CHECK(er == r / 2 && es == m, "comm_create_group: rank %d of %d", er, es);
+      MPI_Allreduce(&g_rank, &sum, 1, MPI_INT, MPI_SUM, even);
+      CHECK(sum == m * (m - 1), "comm_create_group allreduce: %d", sum);
+      mix(s, (uint64_t)sum);
+      MPI_Request req;
+      int b = er == es - 1 ? 5 * r + 2 : -1;
+      MPI_Ibcast(&b, 1, MPI_INT, es - 1, even, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      CHECK(b == 5 * (2 * (m - 1)) + 2, "comm_create_group ibcast: %d", b);
+      MPI_Comm_free(&even);
+    }
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    int sum = -1;
+    MPI_Allreduce(&g_rank, &sum, 1, MPI_INT, MPI_SUM, dup);
+    CHECK(sum == n * (n - 1) / 2, "dup after comm_create_group: %d", sum);
+    MPI_Comm_free(&dup);
+    MPI_Group_free(&even_group);
+    MPI_Group_free(&world_group);
+    free(evens);
+  }
+
+  /* An intercommunicator between the even and the odd ranks: point to
+     point names the remote group's ranks; a collective across gives each
+     group the other's values; merged, the odd ranks (high) come last. */
+  {
+    const int evens = (n + 1) / 2, odds = n / 2, odd = r % 2, lr = r / 2;
+    MPI_Comm half, inter, merged;
+    MPI_Comm_split(MPI_COMM_WORLD, odd, r, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, odd ? 0 : 1, 74, &inter);
+    int is_inter = 0, local_size = -1, remote_size = -1;
+    MPI_Comm_test_inter(inter, &is_inter);
+    MPI_Comm_size(inter, &local_size);
+    MPI_Comm_remote_size(inter, &remote_size);
+    CHECK(is_inter && local_size == (odd ? odds : evens) && remote_size == (odd ? evens : odds),
+          "intercomm_create: inter %d, sizes %d and %d", is_inter, local_size, remote_size);
+    /* Even rank 2k and odd rank 2k+1 pair up: remote rank k either way. */
+    if (lr < odds) {
+      const int partner = odd ? r - 1 : r + 1;
+      int msg[5], got[5], more[3], got_more[3];
+      MPI_Status st;
+      fill(msg, 5, r, partner, 75);
+      MPI_Sendrecv(msg, 5, MPI_INT, lr, 75, got, 5, MPI_INT, lr, 75, inter, &st);
+      EXPECT_STATUS("intercomm sendrecv", &st, lr, 75, 5);
+      EXPECT_INTS("intercomm sendrecv", got, 5, partner, r, 75);
+      mix_ints(s, got, 5);
+      MPI_Request reqs[2];
+      fill(more, 3, r, partner, 76);
+      MPI_Irecv(got_more, 3, MPI_INT, lr, 76, inter, &reqs[0]);
+      MPI_Isend(more, 3, MPI_INT, lr, 76, inter, &reqs[1]);
+      MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+      EXPECT_INTS("intercomm isend/irecv", got_more, 3, partner, r, 76);
+      mix_ints(s, got_more, 3);
+      if (odd) {
+        MPI_Recv(got, 5, MPI_INT, lr, 77, inter, &st);
+        EXPECT_STATUS("intercomm recv", &st, lr, 77, 4);
+        EXPECT_INTS("intercomm recv", got, 4, partner, r, 77);
+        mix_ints(s, got, 4);
+      } else {
+        fill(msg, 4, r, partner, 77);
+        MPI_Send(msg, 4, MPI_INT, lr, 77, inter);
+      }
+    }
+    int sum = -1, want = odd ? evens * (evens - 1) : odds * odds; /* the other group's world ranks */
+    MPI_Allreduce(&g_rank, &sum, 1, MPI_INT, MPI_SUM, inter);
+    CHECK(sum == want, "intercomm allreduce: %d, expected %d", sum, want);
+    mix(s, (uint64_t)sum);
+    MPI_Request req;
+    sum = -1;
+    MPI_Iallreduce(&g_rank, &sum, 1, MPI_INT, MPI_SUM, inter, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(sum == want, "intercomm iallreduce: %d, expected %d", sum, want);
+    MPI_Ibarrier(inter, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+
+    MPI_Intercomm_merge(inter, odd, &merged);
+    int mr = -1, ms = -1;
+    MPI_Comm_rank(merged, &mr);
+    MPI_Comm_size(merged, &ms);
+    CHECK(ms == n && mr == (odd ? evens + lr : lr), "intercomm_merge: rank %d of %d", mr, ms);
+    int* world_of = xmalloc(sizeof(int) * (size_t)n);
+    MPI_Allgather(&g_rank, 1, MPI_INT, world_of, 1, MPI_INT, merged);
+    for (int q = 0; q < n; ++q) {
+      int expected = q < evens ? 2 * q : 2 * (q - evens) + 1;
+      CHECK(world_of[q] == expected, "intercomm_merge allgather: %d at %d", world_of[q], q);
+    }
+    mix_ints(s, world_of, n);
+    /* Point to point on the merged communicator uses its own ranks. */
+    {
+      int to = (mr + 1) % n, from = (mr + n - 1) % n, msg[2], got[2];
+      MPI_Status st;
+      fill(msg, 2, mr, to, 78);
+      MPI_Sendrecv(msg, 2, MPI_INT, to, 78, got, 2, MPI_INT, from, 78, merged, &st);
+      EXPECT_STATUS("merged sendrecv", &st, from, 78, 2);
+      EXPECT_INTS("merged sendrecv", got, 2, from, mr, 78);
+      mix_ints(s, got, 2);
+    }
+    free(world_of);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
   }
 }
 
@@ -1137,6 +1458,27 @@ static int mode_hang(int steps, int ms) {
   return 0;
 }
 
+/* As mode_hang, through the program's own nonblocking collective. */
+static int mode_ihang(int steps, int ms) {
+  for (int k = 1; k <= steps; ++k) {
+    sleep_ms(ms);
+    int v = k, sum = -1;
+    MPI_Request req;
+    MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(sum == k * g_size, "ihang: step %d sum %d", k, sum);
+    if (g_rank == 0) {
+      printf("step %d\n", k);
+      fflush(stdout);
+    }
+  }
+  if (g_rank == 0) {
+    printf("done\n");
+    fflush(stdout);
+  }
+  return 0;
+}
+
 static int mode_pingpong(int iters) {
   int msg[2];
   MPI_Status st;
@@ -1245,7 +1587,7 @@ static int parse_count(const char* s, int* out) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: mpi_check correctness | threads | alltoall N | hang STEPS MS | pingpong N | fpsum\n");
+  fprintf(stderr, "usage: mpi_check correctness | threads | alltoall N | hang STEPS MS | ihang STEPS MS | pingpong N | fpsum\n");
   return 2;
 }
 
@@ -1262,7 +1604,7 @@ int main(int argc, char** argv) {
   } else if (strcmp(mode, "alltoall") == 0) {
     if (argc != 3 || !parse_count(argv[2], &a)) return usage();
     needs_pair = 0;
-  } else if (strcmp(mode, "hang") == 0) {
+  } else if (strcmp(mode, "hang") == 0 || strcmp(mode, "ihang") == 0) {
     if (argc != 4 || !parse_count(argv[2], &a) || !parse_count(argv[3], &b)) return usage();
     needs_pair = 0;
   } else if (strcmp(mode, "pingpong") == 0) {
@@ -1293,6 +1635,8 @@ int main(int argc, char** argv) {
     rc = mode_alltoall(a);
   } else if (strcmp(mode, "hang") == 0) {
     rc = mode_hang(a, b);
+  } else if (strcmp(mode, "ihang") == 0) {
+    rc = mode_ihang(a, b);
   } else if (strcmp(mode, "fpsum") == 0) {
     rc = mode_fpsum();
   } else {
