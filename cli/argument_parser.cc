@@ -41,6 +41,7 @@ Result<ParsedArguments> ArgumentParser::run(const std::vector<std::string>& args
         parsed.rest.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
         return parsed;
       }
+      parsed.after_separator = parsed.positionals.empty() && i + 1 < args.size();
       parsed.positionals.insert(parsed.positionals.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       return parsed;
     }

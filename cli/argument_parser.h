@@ -25,6 +25,7 @@ struct ParsedArguments {
   std::map<std::string, std::string> options;
   std::vector<std::string> positionals;
   std::vector<std::string> rest;
+  bool after_separator = false;  // positionals came after "--"
 
   bool has(const std::string& name) const { return options.count(name) != 0; }
   std::optional<std::string> value(const std::string& name) const;

@@ -150,11 +150,12 @@ Result<Invocation> CommandLine::parse(const std::vector<std::string>& args) {
   if (parsed->positionals.size() < command->positionals.size())
     return invalidArgument("missing " + command->positionals[parsed->positionals.size()] + " for '" +
                            command->name() + "'" + hint(path));
-  if (parsed->positionals.size() > command->positionals.size())
+  if (parsed->positionals.size() > command->positionals.size() && !command->variadic)
     return invalidArgument("unexpected argument '" + parsed->positionals[command->positionals.size()] + "' for '" +
                            command->name() + "'" + hint(path));
 
   invocation.positionals = parsed->positionals;
+  invocation.after_separator = parsed->after_separator;
   for (const auto& option : command->options) {
     auto it = parsed->options.find(option.name);
     if (it != parsed->options.end()) invocation.options.options.insert(*it);

@@ -26,6 +26,7 @@ struct Invocation {
   const CommandSpec* command = nullptr;  // kRun; for kHelp, the command asked about (if one)
   std::vector<std::string> help_topic;   // kHelp: group or command words; empty: main help
   std::vector<std::string> positionals;  // the command's positional arguments
+  bool after_separator = false;          // they came after "--"
   ParsedArguments options;               // the command's own options
 };
 

@@ -25,6 +25,7 @@
 #include "cli/tasks_client.h"
 #include "cli/tasks_formatter.h"
 #include "api/task_event_translator.h"
+#include "cli/debug_session_runner.h"
 #include "cli/graphviz_renderer.h"
 #include "cli/recording_loader.h"
 #include "tasks/graph_exporter.h"
@@ -154,6 +155,12 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
     case CommandId::kJobs: return jobs(invocation, faults_client);
     case CommandId::kSymptoms: return symptoms(invocation, faults_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);
+    case CommandId::kDebug: {
+      DebugSessionRunner runner(out_, err_, CommandLine::socketPath(invocation.global, std::getenv("NODEKEEPER_SOCKET")),
+                                std::chrono::milliseconds(std::llround(invocation.global.timeout_s * 1000.0)),
+                                invocation.global.json);
+      return runner.run(invocation, tasks_client);
+    }
   }
   return fail("command not implemented");
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cli/debug_command_parser.h"
+
 namespace nk::cli {
 
 namespace {
@@ -225,6 +227,25 @@ CommandTable::CommandTable() {
        "each is suspected. With --watch, keeps printing new symptoms until Ctrl-C\n"
        "(with --json, one JSON object per line). You see your own jobs' symptoms; the\n"
        "admin sees all. The daemon keeps the last 10000.\n"},
+      {CommandId::kDebug, {"debug"}, {"SESSION"},
+       {{"batch", 0, true, "FILE", "read the commands from FILE (- for standard input), print one JSON object each"},
+        {"break-at-start", 0, false, "", "with -- PROGRAM: hold it before its first task"},
+        {"grace", 0, true, "SECONDS", "how long a break outlives this frontend if it goes (default: the daemon's, 30)"}},
+       "steer a task program: break, step, block, prioritise tasks, attach gdb",
+       "Attaches a debug console to task session SESSION (its id or pid, see 'nodekeeper\n"
+       "tasks'), or, as 'nodekeeper debug [--break-at-start] -- PROGRAM [ARGS]', starts\n"
+       "PROGRAM with libnodekeeper as its OpenMP tool and task events on, and attaches\n"
+       "to it (with --break-at-start no task starts until you say so). The console takes\n"
+       "the commands below, typed (with history and completion) or from --batch FILE,\n"
+       "which prints one JSON object per command and exits 1 if any failed. On quit (or\n"
+       "the end of the batch) a program it started is let run to its end.\n"
+       "Several frontends may attach to one program at once. A break this console holds\n"
+       "outlives it by the grace period if it disconnects, then lifts.\n"
+       "Needs the session's owner or the admin role.\n"
+       "SESSION may also be a recording's file or an ended session: then the console\n"
+       "replays it ('next [N]' events at a time, 'status'), with no control.\n\n" +
+           std::string(DebugCommandParser::helpText()),
+       true},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"

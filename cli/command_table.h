@@ -28,6 +28,7 @@ enum class CommandId {
   kJobs,
   kSymptoms,
   kWhoAmI,
+  kDebug,
 };
 
 struct CommandSpec {
@@ -37,6 +38,9 @@ struct CommandSpec {
   std::vector<OptionSpec> options;       // besides the global ones
   std::string summary;                   // one line for the command list
   std::string description;               // the body of its --help
+  // More positionals than `positionals` are allowed (a program and its
+  // arguments after "--").
+  bool variadic = false;
 
   std::string name() const;  // "power cap set"
 };

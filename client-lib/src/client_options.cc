@@ -57,6 +57,8 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
       options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASK_BUFFER=\"" + std::string(buffer) +
                                  "\": expected a count of events from 64 to 16777216");
   }
+  if (const char* hold = getenv("NODEKEEPER_BREAK_AT_START"); hold && *hold && std::string(hold) != "0")
+    options.break_at_start = true;
   if (const char* debug = getenv("NK_DEBUG"); debug && *debug && std::string(debug) != "0") options.debug = true;
   if (const char* forced = getenv("NK_TEST_FORCE_THREADS"); forced && *forced) {
     uint32_t value = 0;

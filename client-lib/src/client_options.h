@@ -21,6 +21,9 @@ struct ClientOptions {
   TaskEventMode task_events = TaskEventMode::kOff;
   bool task_events_explicit = false;  // NODEKEEPER_TASKS held a valid mode, "off" included
   uint32_t task_buffer_events = 65536;  // per thread (NODEKEEPER_TASK_BUFFER)
+  // NODEKEEPER_BREAK_AT_START=1 (nodekeeper debug --break-at-start): no task
+  // starts until a debugger says so; released if no daemon answers.
+  bool break_at_start = false;
   std::vector<uint32_t> forced_thread_counts;  // test hook NK_TEST_FORCE_THREADS
   std::vector<std::string> warnings;           // one stderr line each
 

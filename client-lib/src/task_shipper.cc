@@ -278,7 +278,11 @@ bool TaskShipper::shipOnce() {
     link.stream = link.stub->Publish(link.context.get());
     link.reader = std::thread([this, &link] { readControls(link); });
   }
-  if (!link.stream) link.next_attempt = now + kRetry;
+  if (!link.stream) {
+    link.next_attempt = now + kRetry;
+    // Nobody can steer a program without a daemon: it must not wait.
+    if (gate_.active()) gate_.releaseAll(0, "no nodekeeperd at " + socket_path_);
+  }
 
   std::vector<TaskEventRecord>& records = link.records;
   v1::TaskEventBatch& batch = link.batch;

@@ -41,6 +41,7 @@ void TaskTool::start(const ClientOptions& options) {
   if (options.task_events == TaskEventMode::kOff || g_created) return;
   EventClock::init();  // before the first event
   g_created = std::make_unique<TaskTool>(Key{}, options).release();
+  if (options.break_at_start) g_created->gate_.hold(0, true);
   g_created->shipper_.start();
   g_active.store(g_created, std::memory_order_release);
 }

@@ -22,8 +22,8 @@ v1::DebugUpdate acknowledgement(uint64_t command_id, bool ok, std::string messag
 
 }  // namespace
 
-DebugHub::DebugHub(std::chrono::seconds default_grace, RunningTasks running, std::function<Clock::time_point()> now)
-    : default_grace_(default_grace), running_(std::move(running)), now_(std::move(now)) {}
+DebugHub::DebugHub(std::chrono::seconds default_grace, GraphCounts counts, std::function<Clock::time_point()> now)
+    : default_grace_(default_grace), counts_(std::move(counts)), now_(std::move(now)) {}
 
 void DebugHub::appConnected(uint64_t session, AppSink sink) {
   std::lock_guard lock(mutex_);
@@ -76,15 +76,16 @@ void DebugHub::gateReports(uint64_t session, const google::protobuf::RepeatedPtr
       broadcast(s, news);
       continue;
     }
-    std::string message = r.message();
-    if (r.ok() && r.held() && message.rfind("break", 0) == 0 && running_) {
-      uint64_t running = running_(session);
-      message = "break: " + std::to_string(running) + (running == 1 ? " task" : " tasks") +
-                " running, none will start";
-    }
-    v1::DebugUpdate ack = acknowledgement(pending->second.command_id, r.ok(), message);
+    v1::DebugUpdate ack = acknowledgement(pending->second.command_id, r.ok(), r.message());
     ack.mutable_ack()->set_latency_ns(r.timestamp_ns() - pending->second.arrived_monotonic_ns);
     fillState(s, ack.mutable_status(), session);
+    if (r.ok() && r.held() && r.message().rfind("break", 0) == 0) {
+      uint64_t running = ack.status().running();
+      ack.mutable_ack()->set_message("break: " + std::to_string(running) + (running == 1 ? " task" : " tasks") +
+                                     " running, none will start; " + std::to_string(r.parked_workers()) +
+                                     " worker(s) parked");
+    }
+    const std::string& message = ack.ack().message();
     auto f = frontends_.find(pending->second.frontend);
     // The others see what changed, as news.
     v1::DebugUpdate news = acknowledgement(0, r.ok(), "another frontend: " + message);
@@ -93,6 +94,12 @@ void DebugHub::gateReports(uint64_t session, const google::protobuf::RepeatedPtr
       if (other != pending->second.frontend) frontends_[other].sink(news);
     if (f != frontends_.end()) f->second.sink(ack);
     pending_.erase(pending);
+  }
+  // Held with nobody attached (a break at start whose frontend never came):
+  // the same grace as a frontend that left.
+  if (s.frontends.empty() && s.gate.held && !s.lift_at) {
+    s.lift_at = now_() + default_grace_;
+    s.lift_all = true;
   }
 }
 
@@ -260,6 +267,7 @@ void DebugHub::fillState(const Session& s, v1::DebugStatus* status, uint64_t ses
   status->clear_blocked_functions();
   for (const std::string& f : s.gate.blocked_functions) status->add_blocked_functions(f);
   status->set_frontends(static_cast<uint32_t>(s.frontends.size()));
+  if (counts_) counts_(session_id, status);
 }
 
 }  // namespace nk

@@ -34,10 +34,10 @@ class DebugHub {
   using Clock = std::chrono::steady_clock;
   using AppSink = std::function<bool(const nodekeeper::v1::TaskControl&)>;
   using FrontendSink = std::function<void(const nodekeeper::v1::DebugUpdate&)>;
-  // The session's running tasks, for a break's acknowledgement.
-  using RunningTasks = std::function<uint64_t(uint64_t session)>;
+  // Adds the session's task counts (from its graph) to a status.
+  using GraphCounts = std::function<void(uint64_t session, nodekeeper::v1::DebugStatus*)>;
 
-  explicit DebugHub(std::chrono::seconds default_grace, RunningTasks running = {},
+  explicit DebugHub(std::chrono::seconds default_grace, GraphCounts counts = {},
                     std::function<Clock::time_point()> now = &Clock::now);
 
   // The app's Publish stream.
@@ -100,7 +100,7 @@ class DebugHub {
   void track(Session& session, uint64_t frontend, const nodekeeper::v1::TaskControl& control);
 
   const std::chrono::seconds default_grace_;
-  RunningTasks running_;
+  GraphCounts counts_;
   std::function<Clock::time_point()> now_;
   mutable std::mutex mutex_;
   std::map<uint64_t, Session> sessions_;

@@ -97,13 +97,7 @@ class Outbox {
 TasksServiceImpl::TasksServiceImpl(SessionRegistry& sessions, const AccessPolicy& access, std::chrono::seconds grace)
     : sessions_(sessions),
       access_(access),
-      hub_(grace, [this](uint64_t session) {
-        uint64_t running = 0;
-        sessions_.inspect(session, [&](const TaskGraph& g) {
-          running = g.countsByState()[static_cast<size_t>(TaskState::kRunning)];
-        });
-        return running;
-      }) {
+      hub_(grace, [this](uint64_t session, v1::DebugStatus* status) { fillCounts(session, status); }) {
   ticker_ = std::thread([this] {
     std::unique_lock lock(ticker_mutex_);
     while (!ticker_wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; })) hub_.tick();
@@ -281,6 +275,16 @@ grpc::Status TasksServiceImpl::Debug(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+// Kept by the registry for ended sessions too, whose graphs are freed.
+void TasksServiceImpl::fillCounts(uint64_t session, v1::DebugStatus* status) {
+  auto info = sessions_.info(session);
+  if (!info) return;
+  status->set_not_queued(info->by_state[static_cast<size_t>(TaskState::kNotQueued)]);
+  status->set_queued(info->by_state[static_cast<size_t>(TaskState::kQueued)]);
+  status->set_running(info->by_state[static_cast<size_t>(TaskState::kRunning)]);
+  status->set_finished(info->by_state[static_cast<size_t>(TaskState::kFinished)]);
+}
+
 v1::DebugUpdate TasksServiceImpl::statusOf(uint64_t session, uint64_t command_id) {
   v1::DebugUpdate update;
   update.set_command_id(command_id);
@@ -289,10 +293,6 @@ v1::DebugUpdate TasksServiceImpl::statusOf(uint64_t session, uint64_t command_id
   DebugHub::GateState gate = hub_.state(session);
   sessions_.inspect(session, [&](const TaskGraph& graph) {
     TaskGraphSummary summary = TaskGraphSummary::of(graph, gate.blocked, kMaxReady);
-    status->set_not_queued(summary.by_state[static_cast<size_t>(TaskState::kNotQueued)]);
-    status->set_queued(summary.by_state[static_cast<size_t>(TaskState::kQueued)]);
-    status->set_running(summary.by_state[static_cast<size_t>(TaskState::kRunning)]);
-    status->set_finished(summary.by_state[static_cast<size_t>(TaskState::kFinished)]);
     for (const auto& f : summary.functions) {
       v1::FunctionCount* out = status->add_functions();
       out->set_function(f.function);

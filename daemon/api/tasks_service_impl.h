@@ -41,6 +41,7 @@ class TasksServiceImpl final : public nodekeeper::v1::TasksService::Service {
   // sent to the app (or answered here).
   void command(uint64_t frontend, uint64_t session, const PeerCredentials& peer, const nodekeeper::v1::DebugCommand& c);
   nodekeeper::v1::DebugUpdate statusOf(uint64_t session, uint64_t command_id);
+  void fillCounts(uint64_t session, nodekeeper::v1::DebugStatus* status);
 
   SessionRegistry& sessions_;
   const AccessPolicy& access_;

@@ -54,6 +54,7 @@ void SessionRegistry::close(uint64_t id) {
   // only hold memory (a daemon outlives many programs).
   s->info.tasks = s->graph.tasks().size();
   s->info.edges = s->graph.edges().size();
+  s->info.by_state = s->graph.countsByState();
   s->graph = TaskGraph();
 }
 
@@ -63,6 +64,7 @@ SessionRegistry::Info SessionRegistry::snapshot(Session& s) {
   if (info.live) {
     info.tasks = s.graph.tasks().size();
     info.edges = s.graph.edges().size();
+    info.by_state = s.graph.countsByState();
   }
   return info;
 }
@@ -86,10 +88,6 @@ std::optional<SessionRegistry::Info> SessionRegistry::info(uint64_t id) const {
   if (!s) return std::nullopt;
   return snapshot(*s);
 }
-
-}  // namespace nk
-
-namespace nk {
 
 bool SessionRegistry::inspect(uint64_t id, const std::function<void(const TaskGraph&)>& look) const {
   Session* s = find(id);

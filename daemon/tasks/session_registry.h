@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -36,6 +37,7 @@ class SessionRegistry {
     uint64_t events = 0;
     bool live = false;
     std::filesystem::path recording;
+    std::array<uint64_t, 5> by_state{};  // tasks per TaskState value (kept when the graph is freed)
   };
 
   explicit SessionRegistry(std::filesystem::path recordings_dir) : dir_(std::move(recordings_dir)) {}

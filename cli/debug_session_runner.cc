@@ -1,0 +1,211 @@
+#include "cli/debug_session_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "cli/debug_client.h"
+#include "cli/debug_console.h"
+#include "cli/line_editor.h"
+#include "cli/recording_loader.h"
+
+namespace v1 = nodekeeper::v1;
+
+namespace nk::cli {
+
+namespace {
+
+// libnodekeeper for a program `debug` starts: $NODEKEEPER_LIBRARY, else
+// next to this CLI (the build tree's client-lib/, or an installed lib/),
+// else the loader's search path.
+std::string toolLibrary() {
+  if (const char* given = std::getenv("NODEKEEPER_LIBRARY"); given && *given) return given;
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path dir = self.parent_path();
+    for (const auto& candidate : {dir / "../client-lib/libnodekeeper.so", dir / "../lib/x86_64-linux-gnu/libnodekeeper.so.0",
+                                  dir / "../lib/libnodekeeper.so.0"})
+      if (std::filesystem::exists(candidate, ec)) return std::filesystem::weakly_canonical(candidate, ec).string();
+  }
+  return "libnodekeeper.so.0";
+}
+
+std::string describeExit(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  return "stopped";
+}
+
+}  // namespace
+
+DebugSessionRunner::DebugSessionRunner(std::ostream& out, std::ostream& err, std::string socket_path,
+                                       std::chrono::milliseconds timeout, bool json)
+    : out_(out), err_(err), socket_path_(std::move(socket_path)), timeout_(timeout), json_(json) {}
+
+int DebugSessionRunner::fail(const std::string& message) {
+  err_ << "nodekeeper: " << message << "\n" << std::flush;
+  return 1;
+}
+
+Result<pid_t> DebugSessionRunner::launch(const std::vector<std::string>& program, bool break_at_start) {
+  std::string library = toolLibrary();
+  // Set up before fork: the child only execs.
+  std::vector<std::string> env_settings{"NODEKEEPER_SOCKET=" + socket_path_};
+  if (!std::getenv("OMP_TOOL_LIBRARIES")) env_settings.push_back("OMP_TOOL_LIBRARIES=" + library);
+  if (!std::getenv("NODEKEEPER_TASKS")) env_settings.push_back("NODEKEEPER_TASKS=lossless");
+  if (break_at_start) env_settings.push_back("NODEKEEPER_BREAK_AT_START=1");
+  std::vector<char*> argv;
+  for (const std::string& word : program) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return internalError(std::string("pipe: ") + std::strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) return internalError(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    close(report[0]);
+    for (std::string& setting : env_settings) putenv(setting.data());
+    execvp(argv[0], argv.data());
+    int error = errno;
+    ssize_t ignored = write(report[1], &error, sizeof error);
+    (void)ignored;
+    _exit(127);
+  }
+  close(report[1]);
+  int error = 0;
+  ssize_t got = read(report[0], &error, sizeof error);
+  close(report[0]);
+  if (got == sizeof error) {
+    waitpid(pid, nullptr, 0);
+    return invalidArgument("debug: cannot run '" + program[0] + "': " + std::strerror(error));
+  }
+  launched_ = pid;
+  return pid;
+}
+
+// A program's session appears with its first batch of task events.
+Result<uint64_t> DebugSessionRunner::sessionOf(TasksClient& tasks, pid_t pid) {
+  auto deadline = std::chrono::steady_clock::now() + std::max(timeout_, std::chrono::milliseconds(10000));
+  while (true) {
+    auto sessions = tasks.listSessions();
+    if (!sessions) return sessions.error();
+    uint64_t newest = 0;
+    for (const auto& s : sessions->sessions())
+      if (s.pid() == pid && s.live()) newest = std::max(newest, s.session_id());
+    if (newest) return newest;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      launched_ = -1;
+      return failedPrecondition("debug: the program " + describeExit(status) +
+                                " before streaming task events (an OpenMP program built with clang -fopenmp, or "
+                                "one using nodekeeper's task API?)");
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return unavailable("debug: pid " + std::to_string(pid) + " has not streamed task events to " + socket_path_ +
+                         " yet");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
+  const auto& positionals = invocation.positionals;
+  if (invocation.after_separator) {
+    auto pid = launch(positionals, invocation.options.has("break-at-start"));
+    if (!pid) return fail(pid.error().message);
+    auto session = sessionOf(tasks, *pid);
+    if (!session) {
+      if (launched_ > 0) kill(launched_, SIGTERM), waitpid(launched_, nullptr, 0);
+      return fail(session.error().message);
+    }
+    return console(*session, *pid, invocation);
+  }
+  if (positionals.size() != 1)
+    return fail("debug: give one SESSION, or '-- PROGRAM [ARGS]' to start one (see 'nodekeeper debug --help')");
+  if (invocation.options.has("break-at-start"))
+    return fail("debug: --break-at-start is for a program it starts ('debug --break-at-start -- PROGRAM')");
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(positionals[0], ec)) {
+    auto recorded = RecordingLoader::load(positionals[0]);
+    if (!recorded) return fail("debug: " + recorded.error().message);
+    return replay(*recorded, invocation);
+  }
+  auto session = tasks.resolveSession(positionals[0], "debug");
+  if (!session) return fail(session.error().message);
+  return console(*session, -1, invocation);
+}
+
+int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invocation& invocation) {
+  (void)target_pid;
+  uint32_t grace_s = 0;
+  if (auto grace = invocation.options.value("grace")) {
+    char* end = nullptr;
+    unsigned long value = std::strtoul(grace->c_str(), &end, 10);
+    if (end == grace->c_str() || *end != '\0' || value < 1 || value > 86400)
+      return fail("debug: --grace '" + *grace + "' is not a number of seconds from 1 to 86400");
+    grace_s = static_cast<uint32_t>(value);
+  }
+  std::optional<std::string> batch = invocation.options.value("batch");
+  std::unique_ptr<std::ifstream> batch_file;
+  if (batch && *batch != "-") {
+    batch_file = std::make_unique<std::ifstream>(*batch);
+    if (!*batch_file) return fail("debug: cannot read --batch file '" + *batch + "': " + std::strerror(errno));
+  }
+  bool json = json_ || batch.has_value();
+  bool interactive = !batch && isatty(STDIN_FILENO);
+
+  DebugClient::Callbacks callbacks;
+  if (interactive) {
+    // News interrupts the prompt on a terminal; a script reads answers only.
+    callbacks.news = [this](const v1::DebugUpdate& update) {
+      if (update.has_ack() && !update.ack().message().empty()) err_ << "[" << update.ack().message() << "]\n" << std::flush;
+    };
+  }
+  DebugClient client(socket_path_, callbacks);
+  auto attached = client.attach(session, false, grace_s, std::max(timeout_, std::chrono::milliseconds(5000)));
+  if (!attached) return fail("debug: " + attached.error().message);
+  if (!json) out_ << attached->ack().message() << "\n";
+
+  DebugConsole::GdbRunner gdb;  // wired to gdb below, once attach succeeded
+  DebugConsole console(client, out_, err_, json, gdb);
+  std::unique_ptr<LineEditor> editor;
+  if (interactive) editor = std::make_unique<LineEditor>("(nk-debug) ", DebugCommandParser::commandWords());
+  std::istream& input = batch_file ? *batch_file : std::cin;
+  int code = console.run([&]() -> std::optional<std::string> {
+    if (editor) return editor->read();
+    std::string line;
+    if (!std::getline(input, line)) return std::nullopt;
+    return line;
+  });
+
+  if (launched_ > 0) {
+    // A program the console started runs to its end.
+    v1::DebugCommand go;
+    go.mutable_continue_all();
+    (void)client.call(go, std::chrono::seconds(5));
+    client.close();
+    int status = 0;
+    waitpid(launched_, &status, 0);
+    if (!json) out_ << "the program " << describeExit(status) << "\n";
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) code = code ? code : 1;
+    launched_ = -1;
+  }
+  return code;
+}
+
+int DebugSessionRunner::replay(const RecordedGraph& recorded, const Invocation& invocation) {
+  (void)invocation;
+  (void)recorded;
+  return fail("debug: replaying a recording is not supported yet");
+}
+
+}  // namespace nk::cli
