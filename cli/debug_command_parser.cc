@@ -104,6 +104,7 @@ const char* DebugCommandParser::helpText() {
          "  threads N                  OpenMP threads for the next parallel regions\n"
          "  wait finished N [TIMEOUT]  until N tasks have finished (default timeout 60 s)\n"
          "  wait parked N [TIMEOUT]    until N workers wait at the gate\n"
+         "  wait tasks N [TIMEOUT]     until the daemon knows N tasks\n"
          "  wait seconds S\n"
          "  status                     tasks by state and function, the ready tasks, the gate\n"
          "  gdb [FUNCTION]             attach gdb to the program (a breakpoint on FUNCTION)\n"
@@ -168,18 +169,21 @@ Result<DebugLine> DebugCommandParser::parse(std::string_view line) {
     if (auto s = arity(0, 0, "status"); !s) return s.error();
     out.remote.mutable_status();
   } else if (verb == "wait") {
-    if (w.size() < 3) return invalidArgument("usage: wait finished N [TIMEOUT] | wait parked N [TIMEOUT] | wait seconds S");
+    if (w.size() < 3)
+      return invalidArgument("usage: wait finished N [TIMEOUT] | wait parked N [TIMEOUT] | wait tasks N [TIMEOUT] | wait seconds S");
     if (w[1] == "seconds") {
       if (auto s = arity(2, 2, "wait seconds S"); !s) return s.error();
       auto s = seconds(w[2], "wait seconds");
       if (!s) return s.error();
       out.kind = DebugLine::Kind::kWaitSeconds;
       out.seconds = *s;
-    } else if (w[1] == "finished" || w[1] == "parked") {
-      if (auto s = arity(2, 3, "wait finished|parked N [TIMEOUT]"); !s) return s.error();
+    } else if (w[1] == "finished" || w[1] == "parked" || w[1] == "tasks") {
+      if (auto s = arity(2, 3, "wait finished|parked|tasks N [TIMEOUT]"); !s) return s.error();
       auto n = count(w[2], "wait " + w[1], 0, UINT64_MAX / 2);
       if (!n) return n.error();
-      out.kind = w[1] == "finished" ? DebugLine::Kind::kWaitFinished : DebugLine::Kind::kWaitParked;
+      out.kind = w[1] == "finished" ? DebugLine::Kind::kWaitFinished
+                 : w[1] == "parked"   ? DebugLine::Kind::kWaitParked
+                                      : DebugLine::Kind::kWaitTasks;
       out.count = *n;
       out.seconds = kDefaultWaitS;
       if (w.size() == 4) {
@@ -188,7 +192,7 @@ Result<DebugLine> DebugCommandParser::parse(std::string_view line) {
         out.seconds = *s;
       }
     } else {
-      return invalidArgument("wait: '" + w[1] + "' is not finished, parked or seconds");
+      return invalidArgument("wait: '" + w[1] + "' is not finished, parked, tasks or seconds");
     }
   } else if (verb == "gdb") {
     if (auto s = arity(0, 1, "gdb [FUNCTION]"); !s) return s.error();

@@ -13,11 +13,11 @@ namespace nk::cli {
 // One line of the debug console (`nodekeeper debug`), typed or from
 // --batch: either a command for the daemon or one the console runs itself.
 struct DebugLine {
-  enum class Kind { kEmpty, kRemote, kWaitFinished, kWaitSeconds, kWaitParked, kGdb, kHelp, kQuit };
+  enum class Kind { kEmpty, kRemote, kWaitFinished, kWaitSeconds, kWaitParked, kWaitTasks, kGdb, kHelp, kQuit };
   Kind kind = Kind::kEmpty;
   std::string text;                     // the line as given, trimmed
   nodekeeper::v1::DebugCommand remote;  // kRemote (its command_id unset)
-  uint64_t count = 0;                   // kWaitFinished, kWaitParked
+  uint64_t count = 0;                   // kWaitFinished, kWaitParked, kWaitTasks
   double seconds = 0;                   // kWaitSeconds; the timeout of the other waits
   std::string function;                 // kGdb: a breakpoint there, if set
 };

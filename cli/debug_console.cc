@@ -113,16 +113,19 @@ Result<v1::DebugStatus> DebugConsole::poll() {
 bool DebugConsole::waitFor(const DebugLine& line, std::string* message) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(line.seconds);
   bool finished_wait = line.kind == DebugLine::Kind::kWaitFinished;
-  const char* what = finished_wait ? "finished" : "parked";
+  const char* what = finished_wait ? "finished" : line.kind == DebugLine::Kind::kWaitParked ? "parked" : "tasks";
   while (true) {
     auto status = poll();
     if (!status) {
       *message = status.error().message;
       return false;
     }
-    uint64_t value = finished_wait ? status->finished() : status->parked_workers();
+    uint64_t value = finished_wait ? status->finished()
+                     : line.kind == DebugLine::Kind::kWaitParked
+                         ? status->parked_workers()
+                         : status->not_queued() + status->queued() + status->running() + status->finished();
     if (value >= line.count) {
-      *message = std::to_string(value) + (finished_wait ? " tasks finished" : " workers parked");
+      *message = std::to_string(value) + " " + what;
       return true;
     }
     if (!status->live()) {
@@ -158,7 +161,8 @@ bool DebugConsole::runLine(const std::string& text, bool* quit) {
       printOutcome(line.text, true, "waited", nullptr);
       return true;
     case DebugLine::Kind::kWaitFinished:
-    case DebugLine::Kind::kWaitParked: {
+    case DebugLine::Kind::kWaitParked:
+    case DebugLine::Kind::kWaitTasks: {
       std::string message;
       bool ok = waitFor(line, &message);
       auto status = client_.lastStatus();

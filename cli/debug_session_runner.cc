@@ -140,7 +140,14 @@ int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
     return replay(*recorded, invocation);
   }
   auto session = tasks.resolveSession(positionals[0], "debug");
-  if (!session) return fail(session.error().message);
+  if (!session) {
+    // Not among the caller's sessions: the daemon says why (another
+    // user's, or none such) when asked for the id itself.
+    const std::string& word = positionals[0];
+    if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || word.size() > 18)
+      return fail(session.error().message);
+    return console(std::stoull(word), -1, invocation);
+  }
   return console(*session, -1, invocation);
 }
 

@@ -1,0 +1,354 @@
+// Live task debugging end to end: real OpenMP programs under libnodekeeper
+// and a C program with its own scheduler on the task C API, steered through
+// a real daemon by the CLI's debug console (--batch) and by DebugClient, the
+// frontend side of TasksService.Debug. Every case checks what the program
+// did, not only what the daemon says.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/debug_client.h"
+#include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "test_process.h"
+
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+using Json = nlohmann::json;
+
+namespace nk::test {
+namespace {
+
+constexpr uint32_t kGraceS = 3;
+
+class DebugTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = makeSharedTempDir("debug");
+    ASSERT_TRUE(daemon_.start(dir_, {"--debug-grace-s", std::to_string(kGraceS)})) << daemon_.lastError();
+  }
+  void TearDown() override {
+    program_.kill();
+    daemon_.stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::vector<std::string> env(bool break_at_start) {
+    std::vector<std::string> argv = {"/usr/bin/env", "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
+                                     "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
+                                     "OMP_NUM_THREADS=2"};
+    if (break_at_start) argv.push_back("NODEKEEPER_BREAK_AT_START=1");
+    return argv;
+  }
+  // An OpenMP program of `tasks` tasks spinning `micros` each.
+  void startOpenMp(long tasks, long micros, bool break_at_start) {
+    auto argv = env(break_at_start);
+    argv.insert(argv.end(), {envOr("NK_TASKS_PROGRAM"), "steady", std::to_string(tasks), std::to_string(micros)});
+    ASSERT_TRUE(program_.start(argv, dir_ / "program.out", dir_ / "program.err"));
+  }
+  void startCApi(int tasks, int workers, int spin_ms) {
+    auto argv = env(true);
+    argv.insert(argv.end(), {envOr("NK_CAPI_DEBUG_PROGRAM"), std::to_string(tasks), std::to_string(workers),
+                             std::to_string(spin_ms)});
+    ASSERT_TRUE(program_.start(argv, dir_ / "program.out", dir_ / "program.err"));
+  }
+
+  // The program's live session, once it has streamed.
+  uint64_t session() {
+    auto channel = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
+    auto stub = v1::TasksService::NewStub(channel);
+    for (int i = 0; i < 500; ++i) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + 5s);
+      v1::SessionList list;
+      if (stub->ListSessions(&context, v1::ListSessionsRequest(), &list).ok())
+        for (const auto& s : list.sessions())
+          if (s.pid() == program_.pid() && s.live()) return s.session_id();
+      std::this_thread::sleep_for(20ms);
+    }
+    ADD_FAILURE() << "no session for pid " << program_.pid() << "; program stderr: " << program_.err();
+    return 0;
+  }
+
+  // `nodekeeper debug --batch` with these lines: one JSON object per line.
+  std::vector<Json> batch(uint64_t session, const std::vector<std::string>& lines, int* exit_code = nullptr,
+                          std::optional<uid_t> as_uid = std::nullopt) {
+    std::filesystem::path file = dir_ / ("batch-" + std::to_string(++batches_));
+    std::ofstream(file) << [&] {
+      std::string text;
+      for (const auto& l : lines) text += l + "\n";
+      return text;
+    }();
+    std::filesystem::permissions(file, std::filesystem::perms::others_read, std::filesystem::perm_options::add);
+    ProcessResult run = runProgram({cliPath(), "--socket", daemon_.socket().string(), "debug", std::to_string(session),
+                                    "--batch", file.string()},
+                                   as_uid, 120s);
+    if (exit_code) *exit_code = run.exit_code;
+    std::vector<Json> out;
+    std::istringstream in(run.out);
+    for (std::string line; std::getline(in, line);) {
+      auto j = Json::parse(line, nullptr, false);
+      if (j.is_discarded()) ADD_FAILURE() << "not JSON: " << line;
+      else out.push_back(j);
+    }
+    last_err_ = run.err;
+    return out;
+  }
+
+  std::unique_ptr<cli::DebugClient> frontend(uint64_t session, bool events, cli::DebugClient::Callbacks callbacks = {}) {
+    auto client = std::make_unique<cli::DebugClient>(daemon_.socket().string(), std::move(callbacks));
+    auto attached = client->attach(session, events, 0, 10s);
+    EXPECT_TRUE(attached.ok()) << (attached ? "" : attached.error().message);
+    return client;
+  }
+  static v1::DebugUpdate call(cli::DebugClient& client, v1::DebugCommand command) {
+    auto reply = client.call(std::move(command), 10s);
+    EXPECT_TRUE(reply.ok()) << (reply ? "" : reply.error().message);
+    return reply ? *reply : v1::DebugUpdate();
+  }
+  static v1::DebugStatus status(cli::DebugClient& client) {
+    v1::DebugCommand c;
+    c.mutable_status();
+    return call(client, c).status();
+  }
+  // "started <id> order <k>" lines of the C API program.
+  std::map<uint64_t, int> startOrder() {
+    std::map<uint64_t, int> order;
+    std::istringstream in(program_.out());
+    std::string word;
+    uint64_t id = 0;
+    int k = 0;
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream l(line);
+      std::string started, of;
+      if (l >> started >> id >> of >> k && started == "started") order[id] = k;
+    }
+    return order;
+  }
+
+  std::filesystem::path dir_;
+  DaemonProcess daemon_;
+  BackgroundProgram program_;
+  std::string last_err_;
+  int batches_ = 0;
+};
+
+bool allOk(const std::vector<Json>& lines) {
+  for (const auto& l : lines)
+    if (!l.value("ok", false)) return false;
+  return !lines.empty();
+}
+
+std::string dump(const std::vector<Json>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l.dump().substr(0, 400) + "\n";
+  return out;
+}
+
+// The status a batch line carried.
+Json statusOf(const std::vector<Json>& lines, size_t index) {
+  return index < lines.size() && lines[index].contains("status") ? lines[index]["status"] : Json::object();
+}
+
+TEST_F(DebugTest, OpenMpBreakThenStepOneRunsExactlyOneTask) {
+  startOpenMp(200, 1000, true);
+  uint64_t id = session();
+  auto out = batch(id, {"wait parked 2 20", "status", "step 1", "wait finished 1 20", "wait seconds 0.5", "status",
+                        "continue", "wait finished 200 60"});
+  ASSERT_EQ(out.size(), 8u) << last_err_;
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  // Held at the start: both workers at the gate, nothing run.
+  EXPECT_EQ(statusOf(out, 1)["finished"], 0);
+  EXPECT_TRUE(statusOf(out, 1)["held"].get<bool>());
+  // After step 1 and half a second: one task ran, none runs, both wait.
+  Json after = statusOf(out, 5);
+  EXPECT_EQ(after["finished"], 1) << after.dump();
+  EXPECT_EQ(after["running"], 0) << after.dump();
+  EXPECT_EQ(after["parked_workers"], 2) << after.dump();
+  EXPECT_EQ(after["steps_left"], 0);
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("tasks=200"), std::string::npos) << program_.out();
+}
+
+TEST_F(DebugTest, OpenMpBlockedTaskHoldsItsWorkerWhileOthersRunAndRunsAfterUnblock) {
+  startOpenMp(100, 2000, true);
+  uint64_t id = session();
+  auto first = batch(id, {"wait parked 2 20", "status"});
+  ASSERT_TRUE(allOk(first)) << dump(first);
+  Json ready = statusOf(first, 1)["ready"];
+  ASSERT_GE(ready.size(), 10u) << dump(first);
+  std::string blocked = std::to_string(ready[5].get<uint64_t>());
+  auto out = batch(id, {"block " + blocked, "continue", "wait finished 99 60", "wait seconds 0.5", "status",
+                        "unblock " + blocked, "wait finished 100 60"});
+  ASSERT_EQ(out.size(), 7u) << last_err_;
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  Json held = statusOf(out, 4);
+  EXPECT_EQ(held["finished"], 99) << held.dump();
+  EXPECT_EQ(held["parked_workers"], 1) << held.dump();  // the worker that was to run it waits
+  EXPECT_EQ(held["blocked"], Json::array({ready[5]})) << held.dump();
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("tasks=100"), std::string::npos);
+}
+
+TEST_F(DebugTest, CApiStepOneRunsExactlyOneTask) {
+  startCApi(12, 3, 5);
+  uint64_t id = session();
+  auto out = batch(id, {"wait tasks 12 20", "step 1", "wait finished 1 20", "wait seconds 0.5", "status", "continue",
+                        "wait finished 12 60"});
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  Json after = statusOf(out, 4);
+  EXPECT_EQ(after["finished"], 1) << after.dump();
+  EXPECT_EQ(after["running"], 0) << after.dump();
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  auto order = startOrder();
+  EXPECT_EQ(order.size(), 12u) << program_.out();
+}
+
+TEST_F(DebugTest, CApiBlockedTaskIsSkippedWhileOthersRunAndRunsAfterUnblock) {
+  startCApi(12, 2, 5);
+  uint64_t id = session();
+  auto out = batch(id, {"wait tasks 12 20", "block 105", "continue", "wait finished 11 60", "wait seconds 0.5", "status",
+                        "unblock 105", "wait finished 12 60"});
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  Json held = statusOf(out, 5);
+  EXPECT_EQ(held["finished"], 11) << held.dump();
+  EXPECT_EQ(held["parked_workers"], 0) << held.dump();  // the scheduler ran others, nobody waits
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  auto order = startOrder();
+  ASSERT_EQ(order.size(), 12u) << program_.out();
+  EXPECT_EQ(order[105], 11) << program_.out();  // the last to start
+}
+
+TEST_F(DebugTest, CApiPriorityChangesTheOrder) {
+  startCApi(12, 1, 1);
+  uint64_t id = session();
+  auto out = batch(id, {"wait tasks 12 20", "priority 109 5", "priority 104 3", "continue", "wait finished 12 60"});
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  auto order = startOrder();
+  ASSERT_EQ(order.size(), 12u) << program_.out();
+  EXPECT_EQ(order[109], 0) << program_.out();
+  EXPECT_EQ(order[104], 1) << program_.out();
+  EXPECT_EQ(order[101], 2) << program_.out();  // then the runtime's own order
+  EXPECT_EQ(order[112], 11) << program_.out();
+}
+
+TEST_F(DebugTest, TwoFrontendsAtOnceSeeTheSameEvents) {
+  startOpenMp(60, 1000, true);
+  uint64_t id = session();
+  struct Seen {
+    std::mutex mutex;
+    std::vector<uint64_t> started;
+  } a, b;
+  auto record = [](Seen& seen) {
+    cli::DebugClient::Callbacks callbacks;
+    callbacks.events = [&seen](const v1::TaskEventBatch& batch) {
+      std::lock_guard lock(seen.mutex);
+      for (const auto& e : batch.events())
+        if (e.has_started()) seen.started.push_back(e.started().task_id());
+    };
+    return callbacks;
+  };
+  auto first = frontend(id, true, record(a));
+  auto second = frontend(id, true, record(b));
+  EXPECT_EQ(status(*first).frontends(), 2u);
+  v1::DebugCommand go;
+  go.mutable_continue_all();
+  v1::DebugUpdate ack = call(*first, go);
+  EXPECT_TRUE(ack.ack().ok()) << ack.ack().message();
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  for (int i = 0; i < 500; ++i) {
+    {
+      std::scoped_lock lock(a.mutex, b.mutex);
+      if (a.started.size() >= 60 && b.started.size() >= 60) break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  std::scoped_lock lock(a.mutex, b.mutex);
+  EXPECT_EQ(a.started.size(), 60u);
+  EXPECT_EQ(a.started, b.started);  // the same events, in the same order
+  EXPECT_EQ(std::set<uint64_t>(a.started.begin(), a.started.end()).size(), 60u);
+}
+
+TEST_F(DebugTest, AKilledFrontendReleasesItsBreakAfterTheGracePeriod) {
+  startOpenMp(2000, 2000, false);
+  uint64_t id = session();
+  std::filesystem::path file = dir_ / "hold";
+  std::ofstream(file) << "break\nwait parked 2 20\nwait seconds 300\n";
+  BackgroundProgram cli;
+  ASSERT_TRUE(cli.start({cliPath(), "--socket", daemon_.socket().string(), "debug", std::to_string(id), "--batch",
+                         file.string()},
+                        dir_ / "cli.out", dir_ / "cli.err"));
+  auto watcher = frontend(id, false);
+  v1::DebugStatus s;
+  for (int i = 0; i < 1000 && !(s.held() && s.parked_workers() == 2); ++i) {
+    std::this_thread::sleep_for(10ms);
+    s = status(*watcher);
+  }
+  ASSERT_TRUE(s.held() && s.parked_workers() == 2) << s.DebugString() << cli.err();
+  cli.kill();
+  // The break outlives its frontend (the watcher holds none)...
+  v1::DebugStatus right_after = status(*watcher);
+  EXPECT_TRUE(right_after.held()) << right_after.DebugString();
+  EXPECT_LT(right_after.finished(), 2000u);
+  // ...then lifts, and the program runs to its end.
+  EXPECT_EQ(program_.wait(120s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("tasks=2000"), std::string::npos);
+}
+
+TEST_F(DebugTest, AKilledDaemonReleasesTheProgramAtOnce) {
+  startOpenMp(400, 2000, true);
+  uint64_t id = session();
+  auto out = batch(id, {"wait parked 2 20"});
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  daemon_.kill9();
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("tasks=400"), std::string::npos);
+  EXPECT_NE(program_.err().find("lost nodekeeperd while debugging"), std::string::npos) << program_.err();
+}
+
+TEST_F(DebugTest, BadCommandsAreRefusedAndChangeNothing) {
+  startCApi(4, 1, 1);
+  uint64_t id = session();
+  int code = 0;
+  auto out = batch(id, {"wait tasks 4 20", "block 999", "priority 999 1", "step 0", "frobnicate", "status"}, &code);
+  ASSERT_EQ(out.size(), 6u) << last_err_;
+  EXPECT_NE(code, 0);
+  EXPECT_FALSE(out[1]["ok"].get<bool>());
+  EXPECT_NE(out[1]["error"].get<std::string>().find("no such task"), std::string::npos) << out[1].dump();
+  EXPECT_FALSE(out[2]["ok"].get<bool>());
+  EXPECT_FALSE(out[3]["ok"].get<bool>());
+  EXPECT_NE(out[4]["error"].get<std::string>().find("unknown command"), std::string::npos);
+  EXPECT_TRUE(statusOf(out, 5)["blocked"].empty()) << out[5].dump();
+  // Another user may not attach at all.
+  int other_code = 0;
+  auto other = batch(id, {"continue"}, &other_code, 65534);
+  EXPECT_NE(other_code, 0);
+  EXPECT_TRUE(other.empty());
+  EXPECT_NE(last_err_.find("belongs to another user"), std::string::npos) << last_err_;
+  // An unknown session.
+  batch(777, {"status"}, &other_code);
+  EXPECT_NE(other_code, 0);
+  EXPECT_NE(last_err_.find("no task session 777"), std::string::npos) << last_err_;
+  // Still held at its start: the bad commands let nothing run.
+  EXPECT_EQ(program_.wait(200ms), -1);
+  auto go = batch(id, {"continue", "wait finished 4 30"});
+  EXPECT_TRUE(allOk(go)) << dump(go);
+  EXPECT_EQ(program_.wait(30s), 0) << program_.err();
+}
+
+}  // namespace
+}  // namespace nk::test
