@@ -33,6 +33,13 @@ if [[ -x "$build/bench/task_events_bench" && -x "$build/bench/task_events_progra
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
     NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" "$build/bench/task_events_bench"
 fi
+if [[ -x "$build/bench/debug_bench" && -x "$build/bench/task_events_program" ]]; then
+  echo
+  NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" \
+    NK_CLIENT_LIB_WITHOUT_GATE="$build/bench/libnodekeeper_without_gate.so" \
+    NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
+    NK_TASKS_PROGRAM="$build/tests/integration/client/omp_tasks_clang" "$build/bench/debug_bench"
+fi
 if [[ -x "$build/bench/pmpi/pmpi_overhead_bench" && -x "$build/bench/pmpi/pmpi_bench_program" ]]; then
   echo
   NK_PMPI_LIB="$build/pmpi-agent/libnodekeeper-pmpi.so" NK_PMPI_PROGRAM="$build/bench/pmpi/pmpi_bench_program" \

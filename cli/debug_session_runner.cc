@@ -16,6 +16,7 @@
 
 #include "cli/debug_client.h"
 #include "cli/debug_console.h"
+#include "cli/gdb_attacher.h"
 #include "cli/line_editor.h"
 #include "cli/recording_loader.h"
 
@@ -152,7 +153,6 @@ int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
 }
 
 int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invocation& invocation) {
-  (void)target_pid;
   uint32_t grace_s = 0;
   if (auto grace = invocation.options.value("grace")) {
     char* end = nullptr;
@@ -182,8 +182,16 @@ int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invoca
   if (!attached) return fail("debug: " + attached.error().message);
   if (!json) out_ << attached->ack().message() << "\n";
 
-  DebugConsole::GdbRunner gdb;  // wired to gdb below, once attach succeeded
-  DebugConsole console(client, out_, err_, json, gdb);
+  if (target_pid <= 0) {
+    // The session's program, for gdb.
+    TasksClient tasks(socket_path_, timeout_);
+    if (auto sessions = tasks.listSessions())
+      for (const auto& s : sessions->sessions())
+        if (s.session_id() == session && s.live()) target_pid = s.pid();
+  }
+  GdbAttacher attacher(client, target_pid, interactive, std::chrono::seconds(30));
+  DebugConsole console(client, out_, err_, json,
+                       [&attacher](const std::string& function) { return attacher.run(function); });
   std::unique_ptr<LineEditor> editor;
   if (interactive) editor = std::make_unique<LineEditor>("(nk-debug) ", DebugCommandParser::commandWords());
   std::istream& input = batch_file ? *batch_file : std::cin;

@@ -33,6 +33,19 @@ bool implicit(uint64_t id) { return (id & TaskCapture::kImplicitBit) != 0; }
 
 }  // namespace
 
+// The one check a task pays for debugging when no debugger acts. The bench
+// builds a library without it (NK_BENCH_WITHOUT_TASK_GATE) to measure what
+// it costs, side by side.
+#ifdef NK_BENCH_WITHOUT_TASK_GATE
+#define gateActive() false
+#else
+#define gateActive() gate_.active()
+#endif
+
+namespace {
+
+}  // namespace
+
 TaskTool* TaskTool::instance() { return g_active.load(std::memory_order_acquire); }
 
 // Called under Client's lock: by the OMPT tool's initialisation, and by the
@@ -94,7 +107,7 @@ void TaskTool::taskCreated(uint64_t* parent, uint64_t* task, uint64_t code_addre
   if (*parent == 0) *parent = TaskCapture::newId(t, true);  // e.g. the initial task, seen first here
   uint64_t now = nowNs();
   *task = capture_.created(t, *parent, code_address, 0, now);
-  if (gate_.active()) [[unlikely]]
+  if (gateActive()) [[unlikely]]
     gate_.created(*task, code_address);
   t_last_task = *task;
   t_last_parent = *parent;
@@ -111,13 +124,13 @@ void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelle
   uint64_t now = nowNs();
   if (prior != 0 && !implicit(prior) && prior_done) {
     capture_.finished(t, prior, prior_cancelled, now);
-    if (gate_.active()) [[unlikely]]
+    if (gateActive()) [[unlikely]]
       gate_.finished(prior);
   }
   if (next != 0 && !implicit(next)) {
     // Before the body runs: a task the debugger holds keeps this worker
     // here (OpenMP has no way to run another instead).
-    if (gate_.active()) [[unlikely]] {
+    if (gateActive()) [[unlikely]] {
       gate_.admit(next);
       now = nowNs();
     }
@@ -127,13 +140,13 @@ void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelle
 
 void TaskTool::sync(uint64_t task, uint64_t kind, bool end) {
   capture_.sync(thread(), implicit(task) ? 0 : task, kind, end, nowNs());
-  if (!end && gate_.active()) [[unlikely]]
+  if (!end && gateActive()) [[unlikely]]
     gate_.sync(implicit(task) ? 0 : task, kind == 1 ? TaskGate::PauseEvent::kTaskwait : TaskGate::PauseEvent::kBarrier);
 }
 
 void TaskTool::runtimeTaskCreated(uint64_t task, uint64_t parent, uint64_t function, int32_t priority) {
   capture_.createdWithId(thread(), task, parent, function, priority, nowNs());
-  if (gate_.active()) [[unlikely]]
+  if (gateActive()) [[unlikely]]
     gate_.created(task, function);
 }
 
@@ -146,14 +159,14 @@ void TaskTool::runtimeTaskQueued(uint64_t task) { capture_.queued(thread(), task
 // A runtime that did not ask (or started the task anyway) waits here, as
 // an OpenMP worker would.
 void TaskTool::runtimeTaskStarted(uint64_t task, uint32_t worker) {
-  if (gate_.active()) [[unlikely]]
+  if (gateActive()) [[unlikely]]
     gate_.admit(task);
   capture_.started(thread(), task, worker, nowNs());
 }
 
 void TaskTool::runtimeTaskEnded(uint64_t task, bool failed) {
   capture_.finished(thread(), task, failed, nowNs());
-  if (gate_.active()) [[unlikely]]
+  if (gateActive()) [[unlikely]]
     gate_.finished(task);
 }
 

@@ -38,6 +38,7 @@ void DebugHub::appGone(uint64_t session) {
   if (found == sessions_.end()) return;
   Session& s = found->second;
   s.app = nullptr;
+  s.gate = GateState{};  // nothing is held by a program that is gone
   s.holders.clear();
   s.lift_at.reset();
   for (auto it = pending_.begin(); it != pending_.end();) {
@@ -66,18 +67,20 @@ void DebugHub::gateReports(uint64_t session, const google::protobuf::RepeatedPtr
     if (r.paused_on() != v1::PAUSE_EVENT_UNSPECIFIED) {
       // A pause's break is held by those who asked for pauses.
       for (uint64_t f : s.frontends)
-        if (frontends_[f].sets_pauses) s.holders.insert(f);
+        if (!frontends_[f].pauses.empty()) s.holders.insert(f);
     }
     if (!r.held() && r.ok()) s.holders.clear();
     auto pending = r.control_id() == 0 ? pending_.end() : pending_.find(r.control_id());
     if (pending == pending_.end()) {
       v1::DebugUpdate news = acknowledgement(0, r.ok(), r.message());
+      news.mutable_ack()->set_effect_ns(r.timestamp_ns());
       fillState(s, news.mutable_status(), session);
       broadcast(s, news);
       continue;
     }
     v1::DebugUpdate ack = acknowledgement(pending->second.command_id, r.ok(), r.message());
     ack.mutable_ack()->set_latency_ns(r.timestamp_ns() - pending->second.arrived_monotonic_ns);
+    ack.mutable_ack()->set_effect_ns(r.timestamp_ns());
     fillState(s, ack.mutable_status(), session);
     if (r.ok() && r.held() && r.message().rfind("break", 0) == 0) {
       uint64_t running = ack.status().running();
@@ -106,7 +109,7 @@ void DebugHub::gateReports(uint64_t session, const google::protobuf::RepeatedPtr
 uint64_t DebugHub::attach(uint64_t session, FrontendSink sink, std::chrono::seconds grace) {
   std::lock_guard lock(mutex_);
   uint64_t id = next_frontend_++;
-  frontends_[id] = Frontend{session, std::move(sink), grace.count() > 0 ? grace : default_grace_, false};
+  frontends_[id] = Frontend{session, std::move(sink), grace.count() > 0 ? grace : default_grace_, {}};
   Session& s = sessions_[session];
   s.frontends.insert(id);
   s.lift_at.reset();  // a frontend is back: it decides
@@ -161,7 +164,10 @@ void DebugHub::track(Session& s, uint64_t frontend, const v1::TaskControl& contr
       s.lift_at.reset();
       break;
     case v1::TaskControl::kPauseOn:
-      if (control.pause_on().enabled()) frontends_[frontend].sets_pauses = true;
+      if (control.pause_on().enabled())
+        frontends_[frontend].pauses.insert(control.pause_on().event());
+      else
+        frontends_[frontend].pauses.erase(control.pause_on().event());
       break;
     case v1::TaskControl::kBlock:
       for (uint64_t task : control.block().task_ids()) {
@@ -200,11 +206,12 @@ void DebugHub::send(uint64_t frontend, uint64_t command_id, v1::TaskControl cont
   control.set_control_id(id);
   Clock::time_point now = now_();
   pending_[id] = Pending{frontend, command_id, now, sinceEpochNs(now)};
-  track(s, frontend, control);
   if (!s.app(control)) {
     pending_.erase(id);
     f->second.sink(acknowledgement(command_id, false, "the program's stream is gone; nothing changed"));
+    return;
   }
+  track(s, frontend, control);
 }
 
 void DebugHub::answer(uint64_t frontend, v1::DebugUpdate update) {

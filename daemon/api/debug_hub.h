@@ -77,7 +77,7 @@ class DebugHub {
     uint64_t session = 0;
     FrontendSink sink;
     std::chrono::seconds grace{0};
-    bool sets_pauses = false;
+    std::set<int> pauses;  // the PauseEvents it enabled
   };
   struct Pending {
     uint64_t frontend = 0;

@@ -320,6 +320,21 @@ TEST_F(DebugTest, AKilledDaemonReleasesTheProgramAtOnce) {
   EXPECT_NE(program_.err().find("lost nodekeeperd while debugging"), std::string::npos) << program_.err();
 }
 
+TEST_F(DebugTest, GdbAttachesAndStopsAtATaskFunctionThenTheProgramRunsOn) {
+  auto argv = env(true);
+  argv.insert(argv.end(), {envOr("NK_TASKS_PROGRAM"), "fib", "27"});
+  ASSERT_TRUE(program_.start(argv, dir_ / "program.out", dir_ / "program.err"));
+  uint64_t id = session();
+  auto out = batch(id, {"wait parked 2 20", "continue", "gdb fib_task"});
+  ASSERT_EQ(out.size(), 3u) << last_err_;
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  EXPECT_NE(out[2]["message"].get<std::string>().find("breakpoint on fib_task hit in fib_task"), std::string::npos)
+      << out[2].dump();
+  // gdb detached: the program finishes with the right answer.
+  EXPECT_EQ(program_.wait(120s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("fib=196418"), std::string::npos) << program_.out();
+}
+
 TEST_F(DebugTest, BadCommandsAreRefusedAndChangeNothing) {
   startCApi(4, 1, 1);
   uint64_t id = session();
