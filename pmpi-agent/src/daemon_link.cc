@@ -124,7 +124,14 @@ bool DaemonLink::connected() {
     if (!s.ok()) say("nodekeeper-pmpi: nodekeeperd refused the job's node list: " + s.error_message());
   }
   registered_ = true;
-  if (said_absent_) say("nodekeeper-pmpi: rank " + std::to_string(registration_.rank) + " registered with nodekeeperd");
+  if (said_lost_) {
+    // A daemon that restarted knows nothing of the job: it has it again.
+    said_lost_ = false;
+    say("nodekeeper-pmpi: rank " + std::to_string(registration_.rank) + " registered again with nodekeeperd at " +
+        socket_path_);
+  } else if (said_absent_) {
+    say("nodekeeper-pmpi: rank " + std::to_string(registration_.rank) + " registered with nodekeeperd");
+  }
   return true;
 }
 
@@ -145,8 +152,13 @@ void DaemonLink::run() {
       if (!up) next_attempt = now + std::chrono::seconds(2);
     }
     bool failed = false;
+    std::deque<SymptomReport> unsent;
     if (up) {
       for (const SymptomReport& s : pending) {
+        if (failed) {
+          unsent.push_back(s);
+          continue;
+        }
         v1::Symptom symptom;
         symptom.set_job_id(registration_.job_id);
         symptom.set_kind(s.kind == SymptomReport::Kind::kResponseTimeout ? v1::SYMPTOM_KIND_RESPONSE_TIMEOUT
@@ -164,9 +176,12 @@ void DaemonLink::run() {
         symptom.set_waited_s(s.waited_s);
         v1::ReportSymptomResponse ignored;
         auto context = contextWithDeadline();
-        if (!rpc_->stub->ReportSymptom(context.get(), symptom, &ignored).ok()) failed = true;
+        if (!rpc_->stub->ReportSymptom(context.get(), symptom, &ignored).ok()) {
+          failed = true;
+          unsent.push_back(s);
+        }
       }
-      if (now >= next_heartbeat || stopping) {
+      if (!failed && (now >= next_heartbeat || stopping)) {
         ProgressSnapshot snapshot = progress_();
         v1::ProgressReport report;
         report.set_job_id(registration_.job_id);
@@ -188,10 +203,22 @@ void DaemonLink::run() {
       if (failed && !said_lost_) {
         said_lost_ = true;
         say("nodekeeper-pmpi: lost nodekeeperd at " + socket_path_ + "; rank " + std::to_string(registration_.rank) +
-            " runs on without fault detection");
+            " runs on without fault detection until it is back");
+      }
+      if (failed) {
+        // Gone, or restarted and without the job (its calls answer NOT_FOUND):
+        // register again, and keep what did not get through.
+        registered_ = false;
+        rpc_.reset();
+        next_attempt = now + std::chrono::seconds(1);
       }
     }
     lock.lock();
+    while (!unsent.empty()) {
+      if (queue_.size() < 1000) queue_.push_front(std::move(unsent.back()));
+      else ++dropped_;
+      unsent.pop_back();
+    }
     if (stopping) return;
     if (queue_.empty()) wake_.wait_until(lock, std::min(next_heartbeat, up ? next_heartbeat : next_attempt));
   }

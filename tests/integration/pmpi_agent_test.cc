@@ -312,5 +312,29 @@ TEST_F(PmpiAgentTest, WithoutADaemonTheJobRunsOnUnchanged) {
   EXPECT_EQ(lines, 2u) << run.err;
 }
 
+TEST_F(PmpiAgentTest, RanksRegisterAgainWithADaemonThatRestarted) {
+  BackgroundProgram job;
+  ASSERT_TRUE(job.start(mpirun({"hang", "60", "100"}), dir_ / "job.out", dir_ / "job.err"));
+  auto ranksAt = [&](const DaemonProcess& d) {
+    size_t n = 0;
+    for (const auto& j : jobs(d)) n += static_cast<size_t>(j.ranks_size());
+    return n;
+  };
+  bool registered = false;
+  for (int i = 0; i < 300 && !(registered = ranksAt(node_a_) == 2); ++i) std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(registered) << job.err();
+  node_a_.stop();
+  ASSERT_TRUE(node_a_.start(dir_ / "a")) << node_a_.lastError();
+  // The restarted daemon knows nothing of the job until its ranks are back.
+  bool again = false;
+  for (int i = 0; i < 500 && !(again = ranksAt(node_a_) == 2); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(again) << job.err();
+  auto listed = jobs(node_a_);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].nodes_size(), 2) << listed[0].DebugString();  // the node list came back too
+  EXPECT_EQ(job.wait(120s), 0) << job.out() << job.err();
+  EXPECT_NE(job.err().find("registered again with nodekeeperd"), std::string::npos) << job.err();
+}
+
 }  // namespace
 }  // namespace nk::test
