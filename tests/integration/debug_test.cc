@@ -203,6 +203,21 @@ TEST_F(DebugTest, OpenMpBlockedTaskHoldsItsWorkerWhileOthersRunAndRunsAfterUnblo
   EXPECT_NE(program_.out().find("tasks=100"), std::string::npos);
 }
 
+TEST_F(DebugTest, OpenMpUndeferredTasksAreHeldAndSteppedToo) {
+  auto argv = env(true);
+  argv.insert(argv.end(), {envOr("NK_TASKS_PROGRAM"), "undeferred", "20"});
+  ASSERT_TRUE(program_.start(argv, dir_ / "program.out", dir_ / "program.err"));
+  uint64_t id = session();
+  auto out = batch(id, {"wait parked 1 20", "step 3", "wait finished 3 20", "wait seconds 0.5", "status", "continue",
+                        "wait finished 20 60"});
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  Json after = statusOf(out, 4);
+  EXPECT_EQ(after["finished"], 3) << after.dump();
+  EXPECT_EQ(after["parked_workers"], 1) << after.dump();
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("tasks=20"), std::string::npos) << program_.out();
+}
+
 TEST_F(DebugTest, CApiStepOneRunsExactlyOneTask) {
   startCApi(12, 3, 5);
   uint64_t id = session();
@@ -230,6 +245,18 @@ TEST_F(DebugTest, CApiBlockedTaskIsSkippedWhileOthersRunAndRunsAfterUnblock) {
   auto order = startOrder();
   ASSERT_EQ(order.size(), 12u) << program_.out();
   EXPECT_EQ(order[105], 11) << program_.out();  // the last to start
+}
+
+TEST_F(DebugTest, CApiPauseOnTaskEndBreaksAfterTheNextTask) {
+  startCApi(8, 1, 2);
+  uint64_t id = session();
+  auto out = batch(id, {"wait tasks 8 20", "pause task_end", "continue", "wait finished 1 20", "wait seconds 0.5",
+                        "status", "pause off task_end", "continue", "wait finished 8 60"});
+  ASSERT_TRUE(allOk(out)) << dump(out);
+  Json paused = statusOf(out, 5);
+  EXPECT_TRUE(paused["held"].get<bool>()) << paused.dump();
+  EXPECT_EQ(paused["finished"], 1) << paused.dump();
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
 }
 
 TEST_F(DebugTest, CApiPriorityChangesTheOrder) {

@@ -5,6 +5,8 @@
 //                        the two addresses
 //   omp_tasks steady N US  N tasks that each spin for US microseconds;
 //                        prints tasks=<N> when all have run
+//   omp_tasks undeferred N  N tasks with if(0), run at once by the one
+//                        thread that makes them; prints tasks=<N>
 //   omp_tasks cholesky   a blocked Cholesky factorisation of 3 x 3 tiles,
 //                        tasks with depend(in/inout) on tiles; prints each
 //                        tile's address and checks L * L^T = A
@@ -123,6 +125,21 @@ int main(int argc, char** argv) {
         auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);
         while (std::chrono::steady_clock::now() < until) {
         }
+#pragma omp atomic
+        ++ran;
+      }
+    }
+    std::printf("tasks=%ld\n", ran);
+    return ran == n ? 0 : 1;
+  }
+  if (argc >= 3 && std::strcmp(argv[1], "undeferred") == 0) {
+    // Tasks the encountering thread must run at once (if(0)): a debugger
+    // holds them too, in task_schedule like any other.
+    long n = std::atol(argv[2]), ran = 0;
+#pragma omp parallel num_threads(1)
+    for (long i = 0; i < n; ++i) {
+#pragma omp task if (0) shared(ran)
+      {
 #pragma omp atomic
         ++ran;
       }
