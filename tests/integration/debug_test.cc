@@ -218,6 +218,26 @@ TEST_F(DebugTest, OpenMpUndeferredTasksAreHeldAndSteppedToo) {
   EXPECT_NE(program_.out().find("tasks=20"), std::string::npos) << program_.out();
 }
 
+TEST_F(DebugTest, DebugStartsAProgramHeldAtItsStartAndLetsItFinishOnQuit) {
+  std::filesystem::path file = dir_ / "launch";
+  std::ofstream(file) << "wait parked 2 20\nstep 1\nwait finished 1 20\nwait seconds 0.3\nstatus\nquit\n";
+  ProcessResult run = runProgram({"/usr/bin/env", "OMP_NUM_THREADS=2", "NODEKEEPER_LIBRARY=" + envOr("NK_CLIENT_LIB"),
+                                  cliPath(), "--socket", daemon_.socket().string(), "debug", "--break-at-start",
+                                  "--batch", file.string(), "--", envOr("NK_TASKS_PROGRAM"), "steady", "50", "100"},
+                                 std::nullopt, 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::vector<Json> out;
+  std::istringstream in(run.out);
+  for (std::string line; std::getline(in, line);) {
+    auto j = Json::parse(line, nullptr, false);
+    if (!j.is_discarded()) out.push_back(j);
+  }
+  ASSERT_EQ(out.size(), 5u) << run.out;
+  EXPECT_TRUE(allOk(out)) << run.out;
+  EXPECT_EQ(statusOf(out, 4)["finished"], 1) << out[4].dump();
+  EXPECT_NE(run.out.find("tasks=50"), std::string::npos) << run.out;  // it ran on to its end after quit
+}
+
 TEST_F(DebugTest, CApiStepOneRunsExactlyOneTask) {
   startCApi(12, 3, 5);
   uint64_t id = session();
