@@ -47,6 +47,8 @@ class CommandRunner {
   int tasksStats(const Invocation& invocation, TasksClient& client);
   int exportSession(const Invocation& invocation, TasksClient& client);
   int graph(const Invocation& invocation, TasksClient& client);
+  int graphWatch(const Invocation& invocation, TasksClient& client, const std::string& format,
+                 const std::string& path);
   int jobs(const Invocation& invocation, FaultsClient& client);
   int symptoms(const Invocation& invocation, FaultsClient& client);
   int writeOutput(std::string_view command, const std::string& path, std::string_view text);

@@ -192,7 +192,8 @@ CommandTable::CommandTable() {
        "its last good frame, with a warning.\n"},
       {CommandId::kGraph, {"graph"}, {"SESSION"},
        {{"format", 0, true, "FORMAT", "svg (default; needs Graphviz's dot) or dot"},
-        {"out", 0, true, "PATH", "file to write (default: standard output)"}},
+        {"out", 0, true, "PATH", "file to write (default: standard output)"},
+        {"watch", 0, false, "", "follow the live session, rewriting PATH as the graph grows, until it ends or Ctrl-C"}},
        "draw a task session's dependency graph as SVG or DOT",
        "Draws the task graph of session SESSION (its id or pid, see 'nodekeeper tasks')\n"
        "as recorded so far, as the Temanejo paper's Figure 2 does: a node per task,\n"
@@ -200,6 +201,11 @@ CommandTable::CommandTable() {
        "queued, green: running, black: finished; dashed: failed), an edge per\n"
        "dependence labelled with its address. --format svg renders through\n"
        "Graphviz's dot (package graphviz).\n"
+       "With --watch (and --out PATH, not standard output) it follows the live session\n"
+       "and redraws PATH as the graph grows, at most every 0.5 s and once more when the\n"
+       "session ends, until then or Ctrl-C; each redraw replaces PATH whole (written to\n"
+       "PATH.tmp, then renamed) and prints 'graph: N tasks, M edges -> PATH' on stderr\n"
+       "(with --json, a JSON object on stdout). A recording's file cannot be watched.\n"
        "Needs the session's owner or the admin role.\n"
        "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
        "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
@@ -243,7 +249,8 @@ CommandTable::CommandTable() {
        "outlives it by the grace period if it disconnects, then lifts.\n"
        "Needs the session's owner or the admin role.\n"
        "SESSION may also be a recording's file or an ended session: then the console\n"
-       "replays it ('next [N]' events at a time, 'status'), with no control.\n\n" +
+       "replays it, with no control: 'next [N]' events at a time, 'until finished N',\n"
+       "'until task ID started|finished', 'goto K', 'status' ('help' there lists them).\n\n" +
            std::string(DebugCommandParser::helpText()),
        true},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},

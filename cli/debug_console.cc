@@ -17,7 +17,9 @@ using Json = nlohmann::ordered_json;
 constexpr auto kCallTimeout = std::chrono::seconds(10);
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
 
-Json statusJson(const v1::DebugStatus& s) {
+}  // namespace
+
+Json DebugConsole::statusJson(const v1::DebugStatus& s) {
   Json out;
   out["session"] = s.session_id();
   out["live"] = s.live();
@@ -42,8 +44,6 @@ Json statusJson(const v1::DebugStatus& s) {
   out["frontends"] = s.frontends();
   return out;
 }
-
-}  // namespace
 
 DebugConsole::DebugConsole(DebugClient& client, std::ostream& out, std::ostream& err, bool json, GdbRunner gdb)
     : client_(client), out_(out), err_(err), json_(json), gdb_(std::move(gdb)) {}
@@ -193,14 +193,18 @@ bool DebugConsole::runLine(const std::string& text, bool* quit) {
   return false;
 }
 
-int DebugConsole::run(const LineSource& lines) {
+int DebugConsole::runLines(const LineSource& lines, const std::function<bool(const std::string&, bool*)>& run_line) {
   bool all_ok = true, quit = false;
   while (!quit) {
     std::optional<std::string> line = lines();
     if (!line) break;
-    all_ok = runLine(*line, &quit) && all_ok;
+    all_ok = run_line(*line, &quit) && all_ok;
   }
   return all_ok ? 0 : 1;
+}
+
+int DebugConsole::run(const LineSource& lines) {
+  return runLines(lines, [this](const std::string& line, bool* quit) { return runLine(line, quit); });
 }
 
 }  // namespace nk::cli

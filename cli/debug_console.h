@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/debug_client.h"
 #include "cli/debug_command_parser.h"
 
@@ -27,9 +29,14 @@ class DebugConsole {
   // Every line until the input ends or `quit`; the exit code: 0 when every
   // command succeeded, else 1.
   int run(const LineSource& lines);
+  // The loop of both consoles (live and replay): `run_line` says whether
+  // the line succeeded and sets its bool to quit.
+  static int runLines(const LineSource& lines, const std::function<bool(const std::string&, bool*)>& run_line);
 
-  // The status as text (the console's and `status`'s form).
+  // The status as text (the console's and `status`'s form), and as the
+  // JSON object --batch prints.
   static std::string statusText(const nodekeeper::v1::DebugStatus& status);
+  static nlohmann::ordered_json statusJson(const nodekeeper::v1::DebugStatus& status);
 
  private:
   bool runLine(const std::string& line, bool* quit);

@@ -10,15 +10,18 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <thread>
 
+#include "api/task_event_translator.h"
 #include "cli/debug_client.h"
 #include "cli/debug_console.h"
 #include "cli/gdb_attacher.h"
 #include "cli/line_editor.h"
 #include "cli/recording_loader.h"
+#include "cli/replay_console.h"
 
 namespace v1 = nodekeeper::v1;
 
@@ -118,6 +121,85 @@ Result<uint64_t> DebugSessionRunner::sessionOf(TasksClient& tasks, pid_t pid) {
   }
 }
 
+namespace {
+
+// --batch FILE (or - for standard input); null: read standard input.
+Result<std::unique_ptr<std::ifstream>> openBatch(const std::optional<std::string>& batch) {
+  if (!batch || *batch == "-") return std::unique_ptr<std::ifstream>();
+  auto file = std::make_unique<std::ifstream>(*batch);
+  if (!*file) return invalidArgument("debug: cannot read --batch file '" + *batch + "': " + std::strerror(errno));
+  return file;
+}
+
+// Fills the replay console; returns where the recording stopped being
+// readable (empty: it was read whole), or why it could not be read at all.
+using EventSource = std::function<Result<std::string>(ReplayConsole&)>;
+
+// As RecordingLoader reads a file, up to its last good frame, but keeping
+// the events in order instead of only the graph they build.
+Result<std::string> eventsFromFile(const std::filesystem::path& path, ReplayConsole& console) {
+  // Copies the names, which point into the frame.
+  return RecordingLoader::forEachFrame(path, [&](std::span<const GraphEvent> events) { console.append(events); });
+}
+
+// An ended session's recording through the daemon, which checks that the
+// caller may see it (the file itself is usually the daemon's alone).
+Result<std::string> eventsFromSession(TasksClient& tasks, uint64_t session, ReplayConsole& console) {
+  std::vector<GraphEvent> events;
+  TaskEventTranslator translator;
+  Status watched = tasks.watch(session, [&](const v1::TaskEventBatch& batch) {
+    (void)translator.toGraphEvents(batch, events);  // the daemon checked the batch before recording it
+    console.append(events);
+    return true;
+  });
+  if (!watched && watched.error().code != ErrorCode::kDataLoss) return watched.error();
+  return watched ? std::string() : watched.error().message;
+}
+
+// Unknown (the listing failed) counts as live: the live console says why.
+bool isLive(TasksClient& tasks, uint64_t session) {
+  auto sessions = tasks.listSessions();
+  if (!sessions) return true;
+  for (const auto& s : sessions->sessions())
+    if (s.session_id() == session) return s.live();
+  return true;
+}
+
+int replayRecording(std::ostream& out, std::ostream& err, bool json_output, const std::string& label,
+                    const EventSource& events, const Invocation& invocation) {
+  auto fail = [&](const std::string& message) {
+    err << "nodekeeper: " << message << "\n" << std::flush;
+    return 1;
+  };
+  std::optional<std::string> batch = invocation.options.value("batch");
+  auto batch_file = openBatch(batch);
+  if (!batch_file) return fail(batch_file.error().message);
+  bool json = json_output || batch.has_value();
+  bool interactive = !batch && isatty(STDIN_FILENO);
+
+  ReplayConsole console(label, out, err, json);
+  auto damage = events(console);
+  if (!damage) return fail("debug: " + damage.error().message);
+  if (!damage->empty())
+    err << "nodekeeper: warning: " << *damage << "; replaying the " << console.total()
+        << " events recorded before it\n"
+        << std::flush;
+  if (!json)
+    out << "replaying " << label << ": " << console.total() << " events, no control ('help' lists the commands)\n";
+
+  std::unique_ptr<LineEditor> editor;
+  if (interactive) editor = std::make_unique<LineEditor>("(nk-replay) ", ReplayConsole::commandWords());
+  std::istream& input = *batch_file ? **batch_file : std::cin;
+  return console.run([&]() -> std::optional<std::string> {
+    if (editor) return editor->read();
+    std::string line;
+    if (!std::getline(input, line)) return std::nullopt;
+    return line;
+  });
+}
+
+}  // namespace
+
 int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
   const auto& positionals = invocation.positionals;
   if (invocation.after_separator) {
@@ -136,11 +218,16 @@ int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
     return fail("debug: --break-at-start is for a program it starts ('debug --break-at-start -- PROGRAM')");
   std::error_code ec;
   if (std::filesystem::is_regular_file(positionals[0], ec)) {
-    auto recorded = RecordingLoader::load(positionals[0]);
-    if (!recorded) return fail("debug: " + recorded.error().message);
-    return replay(*recorded, invocation);
+    const std::filesystem::path path = positionals[0];
+    return replayRecording(out_, err_, json_, path.string(),
+                           [&](ReplayConsole& c) { return eventsFromFile(path, c); }, invocation);
   }
   auto session = tasks.resolveSession(positionals[0], "debug");
+  if (session && !isLive(tasks, *session)) {
+    // Its program has gone: what is left to debug is the recording.
+    return replayRecording(out_, err_, json_, "session " + std::to_string(*session),
+                           [&](ReplayConsole& c) { return eventsFromSession(tasks, *session, c); }, invocation);
+  }
   if (!session) {
     // Not among the caller's sessions: the daemon says why (another
     // user's, or none such) when asked for the id itself.
@@ -162,11 +249,8 @@ int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invoca
     grace_s = static_cast<uint32_t>(value);
   }
   std::optional<std::string> batch = invocation.options.value("batch");
-  std::unique_ptr<std::ifstream> batch_file;
-  if (batch && *batch != "-") {
-    batch_file = std::make_unique<std::ifstream>(*batch);
-    if (!*batch_file) return fail("debug: cannot read --batch file '" + *batch + "': " + std::strerror(errno));
-  }
+  auto batch_file = openBatch(batch);
+  if (!batch_file) return fail(batch_file.error().message);
   bool json = json_ || batch.has_value();
   bool interactive = !batch && isatty(STDIN_FILENO);
 
@@ -194,7 +278,7 @@ int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invoca
                        [&attacher](const std::string& function) { return attacher.run(function); });
   std::unique_ptr<LineEditor> editor;
   if (interactive) editor = std::make_unique<LineEditor>("(nk-debug) ", DebugCommandParser::commandWords());
-  std::istream& input = batch_file ? *batch_file : std::cin;
+  std::istream& input = *batch_file ? **batch_file : std::cin;
   int code = console.run([&]() -> std::optional<std::string> {
     if (editor) return editor->read();
     std::string line;
@@ -215,12 +299,6 @@ int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invoca
     launched_ = -1;
   }
   return code;
-}
-
-int DebugSessionRunner::replay(const RecordedGraph& recorded, const Invocation& invocation) {
-  (void)invocation;
-  (void)recorded;
-  return fail("debug: replaying a recording is not supported yet");
 }
 
 }  // namespace nk::cli

@@ -28,7 +28,6 @@ class DebugSessionRunner {
   Result<pid_t> launch(const std::vector<std::string>& program, bool break_at_start);
   Result<uint64_t> sessionOf(TasksClient& tasks, pid_t pid);
   int console(uint64_t session, pid_t target_pid, const Invocation& invocation);
-  int replay(const RecordedGraph& recorded, const Invocation& invocation);
   int fail(const std::string& message);
 
   std::ostream& out_;

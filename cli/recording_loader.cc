@@ -8,11 +8,10 @@
 
 namespace nk::cli {
 
-Result<RecordedGraph> RecordingLoader::load(const std::filesystem::path& path) {
+Result<std::string> RecordingLoader::forEachFrame(const std::filesystem::path& path,
+                                                  const std::function<void(std::span<const GraphEvent>)>& on_events) {
   auto reader = RecordingReader::open(path);
   if (!reader) return reader.error();
-  RecordedGraph recorded;
-  recorded.label = path.string();
   nodekeeper::v1::TaskEventBatch batch;
   std::vector<GraphEvent> events;
   TaskEventTranslator translator;
@@ -23,14 +22,21 @@ Result<RecordedGraph> RecordingLoader::load(const std::filesystem::path& path) {
       fault = "does not parse as task events";
     else
       fault = translator.toGraphEvents(batch, events);
-    if (!fault.empty()) {
-      recorded.damage = path.string() + ": frame " + std::to_string(frames + 1) + " " + fault;
-      return recorded;
-    }
-    for (const GraphEvent& e : events) recorded.graph.apply(e);
+    if (!fault.empty()) return path.string() + ": frame " + std::to_string(frames + 1) + " " + fault;
+    on_events(events);
     ++frames;
   }
-  recorded.damage = reader->stopReason();
+  return reader->stopReason();
+}
+
+Result<RecordedGraph> RecordingLoader::load(const std::filesystem::path& path) {
+  RecordedGraph recorded;
+  recorded.label = path.string();
+  auto damage = forEachFrame(path, [&](std::span<const GraphEvent> events) {
+    for (const GraphEvent& e : events) recorded.graph.apply(e);
+  });
+  if (!damage) return damage.error();
+  recorded.damage = *damage;
   return recorded;
 }
 

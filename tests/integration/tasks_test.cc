@@ -460,6 +460,125 @@ TEST_F(TasksTest, WithoutADaemonTheProgramRunsOnAndSaysSoOnce) {
       << lines[0];
 }
 
+// `debug` on a recording: the console steps through the events as if the
+// program ran, and refuses to steer it; the same through the daemon for the
+// ended session.
+TEST_F(TasksTest, DebugReplaysARecordingAndAnEndedSession) {
+  ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
+  auto files = recordings();
+  ASSERT_EQ(files.size(), 1u);
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  ASSERT_FALSE(list[0].live());
+  auto batch = dir_ / "replay.txt";
+  {
+    std::ofstream out(batch);
+    out << "next 5\nstatus\nuntil finished 20\nstatus\nbreak\n";
+  }
+  auto parse = [](const std::string& out) {
+    std::vector<nlohmann::json> lines;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+    return lines;
+  };
+  for (const std::string& source : {files[0].string(), std::to_string(list[0].session_id())}) {
+    SCOPED_TRACE(source);
+    ProcessResult r = nk::test::runProgram(
+        {cliPath(), "--socket", daemon_.socket().string(), "debug", "--batch", batch.string(), source}, std::nullopt,
+        std::chrono::seconds(30));
+    EXPECT_EQ(r.exit_code, 1) << r.err;  // the refused break
+    EXPECT_EQ(r.err, "") << r.err;       // a whole recording: no warning
+    auto lines = parse(r.out);
+    ASSERT_EQ(lines.size(), 5u) << r.out;
+    // 20 tasks created, queued?, started, finished, and 18 dependences.
+    uint64_t total = lines[0]["events"];
+    EXPECT_GE(total, 20u * 3 + 18) << lines[0];
+    EXPECT_EQ(lines[0]["ok"], true) << lines[0];
+    EXPECT_EQ(lines[0]["event"], 5) << lines[0];
+    ASSERT_EQ(lines[0]["applied"].size(), 5u) << lines[0];
+    EXPECT_EQ(lines[0]["applied"][0].get<std::string>().rfind("event 1/" + std::to_string(total) + ": ", 0), 0u)
+        << lines[0];
+    const auto& early = lines[1]["status"];
+    uint64_t known = early["not_queued"].get<uint64_t>() + early["queued"].get<uint64_t>() +
+                     early["running"].get<uint64_t>() + early["finished"].get<uint64_t>();
+    EXPECT_GE(known, 1u) << lines[1];
+    EXPECT_LE(known, 5u) << lines[1];
+    EXPECT_LT(early["finished"].get<uint64_t>(), 20u) << lines[1];
+    EXPECT_EQ(early["live"], false);
+    EXPECT_EQ(lines[2]["ok"], true) << lines[2];
+    EXPECT_GT(lines[2]["event"].get<uint64_t>(), 5u) << lines[2];
+    EXPECT_LE(lines[2]["event"].get<uint64_t>(), total) << lines[2];
+    const auto& done = lines[3]["status"];
+    EXPECT_EQ(done["finished"], 20) << lines[3];
+    EXPECT_EQ(done["running"], 0) << lines[3];
+    EXPECT_EQ(done["queued"], 0) << lines[3];
+    EXPECT_EQ(done["not_queued"], 0) << lines[3];
+    ASSERT_EQ(done["functions"].size(), 2u) << lines[3];
+    for (const auto& f : done["functions"]) EXPECT_EQ(f["finished"], 10) << f;
+    EXPECT_EQ(lines[4]["command"], "break");
+    EXPECT_EQ(lines[4]["ok"], false);
+    EXPECT_EQ(lines[4]["error"], "replay: a recording cannot be steered") << lines[4];
+    EXPECT_EQ(lines[4]["event"], lines[2]["event"]);  // refused: nothing moved
+  }
+}
+
+// `graph --watch` follows a running program: FILE appears while it runs
+// and, once it has ended, holds the whole graph.
+TEST_F(TasksTest, GraphWatchRedrawsTheSvgAsTheGraphGrows) {
+  std::string socket = daemon_.socket().string();
+  auto svg_path = dir_ / "live.svg";
+  // Refused up front: standard output, and a file that cannot grow.
+  ProcessResult no_out = nk::test::runProgram({cliPath(), "--socket", socket, "graph", "1", "--watch"});
+  EXPECT_EQ(no_out.exit_code, 1);
+  EXPECT_NE(no_out.err.find("--watch needs --out FILE"), std::string::npos) << no_out.err;
+  ProcessResult file = nk::test::runProgram(
+      {cliPath(), "--socket", socket, "graph", (dir_ / "x.nkrec").string(), "--watch", "--out", svg_path.string()});
+  EXPECT_EQ(file.exit_code, 1);
+  EXPECT_NE(file.err.find("a recording's file cannot grow"), std::string::npos) << file.err;
+
+  BackgroundProgram program;
+  ASSERT_TRUE(program.start({"/usr/bin/env", "NODEKEEPER_SOCKET=" + socket,
+                             "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
+                             "OMP_NUM_THREADS=2", envOr("NK_TASKS_PROGRAM"), "steady", "300", "3000"},
+                            dir_ / "steady.out", dir_ / "steady.err"));
+  uint64_t session = 0;
+  for (int i = 0; i < 250 && session == 0; ++i) {
+    for (const auto& s : sessions())
+      if (s.pid() == program.pid() && s.live()) session = s.session_id();
+    if (session == 0) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_NE(session, 0u) << program.err();
+  BackgroundProgram watcher;
+  ASSERT_TRUE(watcher.start({cliPath(), "--socket", socket, "graph", std::to_string(session), "--watch", "--format",
+                             "svg", "--out", svg_path.string()},
+                            dir_ / "watch.out", dir_ / "watch.err"));
+  bool seen_while_running = false;
+  int code = -1;
+  for (int i = 0; i < 6000 && code == -1; ++i) {
+    code = program.wait(5ms);
+    if (code == -1 && std::filesystem::exists(svg_path)) seen_while_running = true;
+  }
+  ASSERT_EQ(code, 0) << program.err();
+  EXPECT_TRUE(seen_while_running) << watcher.err();
+  // The session's end ends the watch, without Ctrl-C.
+  int watch_code = watcher.wait(30000ms);
+  if (watch_code == -1) watcher.kill();
+  ASSERT_EQ(watch_code, 0) << watcher.err();
+  std::string text = readFile(svg_path);
+  size_t nodes = 0;
+  for (size_t at = text.find("class=\"node\""); at != std::string::npos; at = text.find("class=\"node\"", at + 1))
+    ++nodes;
+  EXPECT_EQ(nodes, 300u) << text.substr(0, 300);
+  EXPECT_FALSE(std::filesystem::exists(svg_path.string() + ".tmp"));
+  // One line per refresh, the last with the whole graph.
+  std::vector<std::string> progress;
+  std::istringstream err(watcher.err());
+  for (std::string line; std::getline(err, line);) progress.push_back(line);
+  ASSERT_GE(progress.size(), 2u) << watcher.err();
+  for (const auto& line : progress) EXPECT_EQ(line.rfind("graph: ", 0), 0u) << line;
+  EXPECT_EQ(progress.back(), "graph: 300 tasks, 0 edges -> " + svg_path.string()) << watcher.err();
+}
+
 }  // namespace
 }  // namespace nk::test
 
