@@ -110,9 +110,9 @@ def c_wrapper(c):
         dtype = c.extra.get("type", "MPI_DATATYPE_NULL")
         return (head +
                 f"  Agent::Call call = agent->collective(\"{n}\", comm, {count}, {dtype});\n"
-                f"  MPI_Request request = MPI_REQUEST_NULL;\n"
-                f"  int rc = PMPI_{c.nonblocking()}({args}, &request);\n"
-                f"  if (rc == MPI_SUCCESS) rc = agent->wait(call, {test1.format('MPI_STATUS_IGNORE')});\n"
+                f"  auto slot = agent->watch(call);\n"
+                f"  int rc = P{n}({args});\n"
+                f"  agent->watched(slot, call);\n"
                 f"  return agent->end(call, rc);\n}}\n")
     if c.role == "icoll":
         return (head +
@@ -273,17 +273,15 @@ def fortran_wrapper(c, declared):
                 f"\"{c.name}\", MPI_Comm_f2c(*comm));\n"
                 f"  *ierr = agent->checked(\"{c.name}\", static_cast<int>(*ierr));\n")
     elif c.role == "coll":
-        nb = "mpi_" + c.nonblocking().lower()
-        decls.append(f"void p{nb}_({f_params(c, ['MPI_Fint* request', 'MPI_Fint* ierr'])});")
-        decls.append(test_decl)
+        decls.append(f"void p{lower}_({params});")
         count = c.extra.get("count")
         dtype = c.extra.get("type")
         count_arg = f"static_cast<int>(*{count})" if count else "0"
         type_arg = f"MPI_Type_f2c(*{dtype})" if dtype else "MPI_DATATYPE_NULL"
         body = (f"  Agent::Call call = agent->collective(\"{c.name}\", MPI_Comm_f2c(*comm), {count_arg}, {type_arg});\n"
-                "  MPI_Fint request = 0;\n  MPI_Fint ignored_status[nk::pmpi::kFortranStatusInts];\n"
-                f"  p{nb}_({', '.join([p.name for p in c.params] + ['&request', 'ierr'])});\n"
-                f"  if (*ierr == MPI_SUCCESS) *ierr = agent->wait(call, {f_test.format('ignored_status')});\n"
+                "  auto slot = agent->watch(call);\n"
+                f"  p{lower}_({args});\n"
+                "  agent->watched(slot, call);\n"
                 "  *ierr = agent->end(call, static_cast<int>(*ierr));\n")
     elif c.role == "start":
         decls.append(f"void p{lower}_({params});")

@@ -72,6 +72,7 @@ Agent::Agent(Key, AgentOptions options)
                                           std::chrono::minutes(10), 10.0}) {}
 
 Agent::~Agent() {
+  stopWatchdog();  // a program that exits without MPI_Finalize
   if (log_region_) ::munmap(log_region_, log_size_);
   if (!log_path_.empty()) ::unlink(log_path_.c_str());
 }
@@ -124,13 +125,47 @@ void Agent::initialized() {
   agent->link_->start({job_id, static_cast<uint32_t>(agent->world_rank_), static_cast<uint32_t>(agent->world_size_),
                        agent->options_.node, "unix:" + socket, mine.pid},
                       std::move(nodes), node_leader);
+  agent->watchdog_ = std::thread([raw] { raw->watchdog(); });
   holder() = std::move(agent);
   active_.store(raw, std::memory_order_release);
 }
 
 void Agent::finalizing() {
   Agent* agent = active_.exchange(nullptr, std::memory_order_acq_rel);
-  if (agent && agent->link_) agent->link_->stop(std::chrono::milliseconds(1000));
+  if (!agent) return;
+  agent->stopWatchdog();
+  if (agent->link_) agent->link_->stop(std::chrono::milliseconds(1000));
+}
+
+std::optional<size_t> Agent::watch(const Call& call) {
+  return collectives_in_flight_.enter(call, monotonicNs(), deadlines_.deadline(call.kind).count());
+}
+
+void Agent::watched(std::optional<size_t> slot, const Call& call) {
+  if (!slot) return;
+  deadlines_.completed(call.kind, std::chrono::nanoseconds(collectives_in_flight_.leave(*slot, monotonicNs())));
+}
+
+// Reports from here touch only the agent's own registries, never MPI: the
+// program may not have asked for MPI_THREAD_MULTIPLE.
+void Agent::watchdog() {
+  std::unique_lock lock(watchdog_mutex_);
+  while (!watchdog_stopping_) {
+    watchdog_wake_.wait_for(lock, std::chrono::milliseconds(50), [&] { return watchdog_stopping_; });
+    lock.unlock();
+    for (const auto& [call, waited] : collectives_in_flight_.due(monotonicNs()))
+      timedOut(call, std::chrono::nanoseconds(waited));
+    lock.lock();
+  }
+}
+
+void Agent::stopWatchdog() {
+  {
+    std::lock_guard lock(watchdog_mutex_);
+    watchdog_stopping_ = true;
+  }
+  watchdog_wake_.notify_all();
+  if (watchdog_.joinable()) watchdog_.join();
 }
 
 void Agent::openLog() {

@@ -5,6 +5,9 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -17,6 +20,7 @@
 #include "comm_registry.h"
 #include "daemon_link.h"
 #include "deadline_policy.h"
+#include "deadline_watch.h"
 #include "message_log.h"
 #include "request_registry.h"
 
@@ -33,9 +37,10 @@ uint64_t handleOf(Handle h) {
 }
 
 // The agent inside one rank. The generated wrappers (pmpi_wrappers.cc)
-// call it around every MPI call they intercept: a blocking call is issued
-// in its nonblocking form and completed here by a PMPI_Test loop with a
-// deadline; at the deadline a response timeout goes to the daemon naming
+// call it around every MPI call they intercept: a blocking point-to-point
+// call is issued in its nonblocking form and completed here by a PMPI_Test
+// loop with a deadline, a blocking collective runs as itself with its
+// deadline watched from the agent's thread; at the deadline a response timeout goes to the daemon naming
 // the peers that have not answered (a collective's laggards are found by
 // the daemons from every rank's progress reports), and the call keeps
 // waiting. The program sees the same results and errors as without it.
@@ -66,6 +71,10 @@ class Agent {
 
   Call pointToPoint(const char* name, MPI_Comm comm, int peer, int tag, int count, MPI_Datatype type);
   Call collective(const char* name, MPI_Comm comm, int count, MPI_Datatype type);
+  // A blocking collective runs as itself, watched from the agent's thread
+  // (see DeadlineWatch): around the PMPI call.
+  std::optional<size_t> watch(const Call& call);
+  void watched(std::optional<size_t> slot, const Call& call);
   Call waitOn(const char* name, const MPI_Request* requests, int count);
 
   // `test(int* flag)` is the nonblocking form's PMPI_Test*; it returns an
@@ -142,6 +151,14 @@ class Agent {
   std::string log_path_;
   std::unique_ptr<DaemonLink> link_;
   std::atomic<const char*> current_operation_{nullptr};
+  // The watchdog of blocking collectives.
+  void watchdog();
+  void stopWatchdog();
+  DeadlineWatch<Call> collectives_in_flight_;
+  std::thread watchdog_;
+  std::mutex watchdog_mutex_;
+  std::condition_variable watchdog_wake_;
+  bool watchdog_stopping_ = false;
 };
 
 }  // namespace nk::pmpi

@@ -153,6 +153,8 @@ void DaemonLink::run() {
     }
     bool failed = false;
     std::deque<SymptomReport> unsent;
+    // Kept for when the daemon is back (bounded, like the queue).
+    if (!up) unsent.swap(pending);
     if (up) {
       for (const SymptomReport& s : pending) {
         if (failed) {
@@ -220,7 +222,12 @@ void DaemonLink::run() {
       unsent.pop_back();
     }
     if (stopping) return;
-    if (queue_.empty()) wake_.wait_until(lock, std::min(next_heartbeat, up ? next_heartbeat : next_attempt));
+    // Not registered: nothing to do before the next attempt (the heartbeat
+    // time has passed unsent; waiting for it would spin).
+    if (!registered_)
+      wake_.wait_until(lock, next_attempt, [&] { return stopping_; });
+    else if (queue_.empty())
+      wake_.wait_until(lock, next_heartbeat);
   }
 }
 
