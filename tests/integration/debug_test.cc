@@ -93,7 +93,18 @@ class DebugTest : public ::testing::Test {
       return text;
     }();
     std::filesystem::permissions(file, std::filesystem::perms::others_read, std::filesystem::perm_options::add);
-    ProcessResult run = runProgram({cliPath(), "--socket", daemon_.socket().string(), "debug", std::to_string(session),
+    std::string cli = cliPath();
+    if (as_uid) {
+      // Another user may not reach the build tree (a CI clone is the
+      // runner's alone): a copy beside the socket.
+      auto copy = dir_ / "nodekeeper";
+      if (!std::filesystem::exists(copy)) {
+        std::filesystem::copy_file(cli, copy);
+        std::filesystem::permissions(copy, std::filesystem::perms(0755));
+      }
+      cli = copy.string();
+    }
+    ProcessResult run = runProgram({cli, "--socket", daemon_.socket().string(), "debug", std::to_string(session),
                                     "--batch", file.string()},
                                    as_uid, 120s);
     if (exit_code) *exit_code = run.exit_code;
