@@ -29,6 +29,9 @@ namespace nk {
 //
 // No gRPC here: the services hand in sinks (writes to their streams), so
 // unit tests drive the hub with plain functions and a clock they move.
+// Sinks are called under the hub's lock, one at a time: an app's stream
+// never has two writers, and after appGone() or detach() its sink is not
+// called again.
 class DebugHub {
  public:
   using Clock = std::chrono::steady_clock;
@@ -94,7 +97,6 @@ class DebugHub {
     GateState gate;
   };
 
-  void toApp(Session& session, uint64_t session_id, nodekeeper::v1::TaskControl control);
   void broadcast(const Session& session, const nodekeeper::v1::DebugUpdate& update) const;
   void fillState(const Session& session, nodekeeper::v1::DebugStatus* status, uint64_t session_id) const;
   void track(Session& session, uint64_t frontend, const nodekeeper::v1::TaskControl& control);

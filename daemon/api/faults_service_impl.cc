@@ -1,7 +1,5 @@
 #include "api/faults_service_impl.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <grpcpp/grpcpp.h>
@@ -9,6 +7,7 @@
 
 #include "api/peer_identity.h"
 #include "api/status_mapping.h"
+#include "common/proc_stat.h"
 #include "faults/job_registry.h"
 #include "faults/laggard_finder.h"
 #include "faults/symptom_record.h"
@@ -46,13 +45,6 @@ std::string normalEndpoint(std::string_view endpoint) {
   else if (endpoint.rfind("unix:", 0) == 0) path = endpoint.substr(5);
   else return std::string(endpoint);
   return "unix:" + std::filesystem::path(path).lexically_normal().string();
-}
-
-// The uid a process runs as, for ranks an admin registers on their behalf.
-std::optional<uid_t> processUid(pid_t pid) {
-  struct stat st{};
-  if (stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0) return std::nullopt;
-  return st.st_uid;
 }
 
 std::vector<CommProgressRecord> fromProto(const google::protobuf::RepeatedPtrField<v1::CommProgress>& comms) {
@@ -139,7 +131,8 @@ grpc::Status FaultsServiceImpl::RegisterRank(grpc::ServerContext* context, const
       return toGrpcStatus(permissionDenied("pid " + std::to_string(request->pid()) + " is not yours (you are pid " +
                                            std::to_string(peer->pid) +
                                            "): a rank registers itself; only an admin may register another process"));
-    auto owner = processUid(request->pid());
+    // The uid of a rank an admin registers on its behalf.
+    auto owner = ProcStat::owner("/proc", request->pid());
     if (!owner)
       return toGrpcStatus(invalidArgument("pid " + std::to_string(request->pid()) + " is not a running process"));
     uid = *owner;

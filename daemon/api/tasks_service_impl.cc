@@ -12,6 +12,7 @@
 #include "api/recording_follower.h"
 #include "api/status_mapping.h"
 #include "api/task_event_translator.h"
+#include "common/proc_stat.h"
 #include "node/access_policy.h"
 #include "tasks/session_registry.h"
 #include "tasks/task_graph_summary.h"
@@ -30,21 +31,6 @@ std::string commandLine(pid_t pid) {
   for (char& c : text)
     if (c == '\0') c = ' ';
   return text;
-}
-
-// The real uid of a process, from /proc; nullopt once it is gone.
-std::optional<uid_t> processUid(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "Uid:") {
-      uid_t uid = 0;
-      if (in >> uid) return uid;
-      return std::nullopt;
-    }
-    std::getline(in, key);
-  }
-  return std::nullopt;
 }
 
 constexpr size_t kMaxReady = 64;
@@ -119,12 +105,9 @@ grpc::Status TasksServiceImpl::Publish(grpc::ServerContext* context,
   if (!peer) return toGrpcStatus(peer.error());
   auto session = sessions_.open(peer->pid, peer->uid, commandLine(peer->pid));
   if (!session) return toGrpcStatus(session.error());
-  // Controls come from frontends' threads; a stream takes one writer at a time.
-  auto write_mutex = std::make_shared<std::mutex>();
-  hub_.appConnected(*session, [stream, write_mutex](const v1::TaskControl& control) {
-    std::lock_guard lock(*write_mutex);
-    return stream->Write(control);
-  });
+  // The hub calls the sink under its lock, so the stream has one writer at
+  // a time, whichever frontend's thread sends.
+  hub_.appConnected(*session, [stream](const v1::TaskControl& control) { return stream->Write(control); });
   v1::TaskEventBatch batch;
   std::string wire;
   std::vector<GraphEvent> events;
@@ -148,11 +131,9 @@ grpc::Status TasksServiceImpl::Publish(grpc::ServerContext* context,
     if (batch.gate_reports_size() > 0)
       hub_.gateReports(*session, batch.gate_reports());
   }
-  // Before the stream goes: no frontend may write to it after this.
+  // Before the stream goes: once this returns, no write to it is running
+  // or can start.
   hub_.appGone(*session);
-  {
-    std::lock_guard lock(*write_mutex);
-  }
   sessions_.close(*session);
   return result;
 }
@@ -399,7 +380,7 @@ void TasksServiceImpl::command(uint64_t frontend, uint64_t session, const PeerCr
       }
       // Only the caller's own gdb may be let in: a tracer of another user
       // would get at the program's memory.
-      std::optional<uid_t> owner = processUid(tracer);
+      std::optional<uid_t> owner = ProcStat::owner("/proc", tracer);
       if (!owner) {
         hub_.answer(frontend, refusal(id, "gdb: no process " + std::to_string(tracer)));
         return;

@@ -1,5 +1,7 @@
 #include "proc_stat.h"
 
+#include <sys/stat.h>
+
 #include <charconv>
 #include <fstream>
 #include <iterator>
@@ -31,6 +33,13 @@ std::optional<ProcStat> ProcStat::read(const std::filesystem::path& root, pid_t 
     if (ec == std::errc()) out.start_time = start;
   }
   return out;
+}
+
+std::optional<uid_t> ProcStat::owner(const std::filesystem::path& root, pid_t pid) {
+  if (pid <= 0) return std::nullopt;
+  struct stat st {};
+  if (::stat((root / std::to_string(pid)).c_str(), &st) != 0) return std::nullopt;
+  return st.st_uid;
 }
 
 }  // namespace nk

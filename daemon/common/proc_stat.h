@@ -16,6 +16,9 @@ struct ProcStat {
 
   // procfs mounted at `root`; nothing when the process (or its stat) is gone.
   static std::optional<ProcStat> read(const std::filesystem::path& root, pid_t pid);
+  // The uid a process runs as (the owner of its /proc directory); nothing
+  // once it is gone.
+  static std::optional<uid_t> owner(const std::filesystem::path& root, pid_t pid);
 };
 
 }  // namespace nk
