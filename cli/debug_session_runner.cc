@@ -156,13 +156,15 @@ Result<std::string> eventsFromSession(TasksClient& tasks, uint64_t session, Repl
   return watched ? std::string() : watched.error().message;
 }
 
-// Unknown (the listing failed) counts as live: the live console says why.
-bool isLive(TasksClient& tasks, uint64_t session) {
+// The session as the daemon lists it: whether its program still runs, and
+// its pid (for gdb). Nothing when the listing failed: the live console then
+// says why.
+std::optional<v1::Session> listed(TasksClient& tasks, uint64_t session) {
   auto sessions = tasks.listSessions();
-  if (!sessions) return true;
+  if (!sessions) return std::nullopt;
   for (const auto& s : sessions->sessions())
-    if (s.session_id() == session) return s.live();
-  return true;
+    if (s.session_id() == session) return s;
+  return std::nullopt;
 }
 
 int replayRecording(std::ostream& out, std::ostream& err, bool json_output, const std::string& label,
@@ -223,20 +225,21 @@ int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
                            [&](ReplayConsole& c) { return eventsFromFile(path, c); }, invocation);
   }
   auto session = tasks.resolveSession(positionals[0], "debug");
-  if (session && !isLive(tasks, *session)) {
-    // Its program has gone: what is left to debug is the recording.
-    return replayRecording(out_, err_, json_, "session " + std::to_string(*session),
-                           [&](ReplayConsole& c) { return eventsFromSession(tasks, *session, c); }, invocation);
+  if (session) {
+    auto record = listed(tasks, *session);
+    if (record && !record->live()) {
+      // Its program has gone: what is left to debug is the recording.
+      return replayRecording(out_, err_, json_, "session " + std::to_string(*session),
+                             [&](ReplayConsole& c) { return eventsFromSession(tasks, *session, c); }, invocation);
+    }
+    return console(*session, record ? record->pid() : -1, invocation);
   }
-  if (!session) {
-    // Not among the caller's sessions: the daemon says why (another
-    // user's, or none such) when asked for the id itself.
-    const std::string& word = positionals[0];
-    if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || word.size() > 18)
-      return fail(session.error().message);
-    return console(std::stoull(word), -1, invocation);
-  }
-  return console(*session, -1, invocation);
+  // Not among the caller's sessions: the daemon says why (another user's,
+  // or none such) when asked for the id itself.
+  const std::string& word = positionals[0];
+  if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || word.size() > 18)
+    return fail(session.error().message);
+  return console(std::stoull(word), -1, invocation);
 }
 
 int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invocation& invocation) {
@@ -266,13 +269,6 @@ int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invoca
   if (!attached) return fail("debug: " + attached.error().message);
   if (!json) out_ << attached->ack().message() << "\n";
 
-  if (target_pid <= 0) {
-    // The session's program, for gdb.
-    TasksClient tasks(socket_path_, timeout_);
-    if (auto sessions = tasks.listSessions())
-      for (const auto& s : sessions->sessions())
-        if (s.session_id() == session && s.live()) target_pid = s.pid();
-  }
   GdbAttacher attacher(client, target_pid, interactive, std::chrono::seconds(30));
   DebugConsole console(client, out_, err_, json,
                        [&attacher](const std::string& function) { return attacher.run(function); });

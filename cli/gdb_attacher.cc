@@ -42,28 +42,29 @@ Result<std::string> GdbAttacher::run(const std::string& function) {
   if (!decision.mayAttach()) return failedPrecondition("gdb: " + decision.explanation);
   if (!interactive_) return scripted(function);
 
-  GdbOptions options;
-  options.mode = GdbMode::kTerminal;
-  options.target = target_;
-  options.breakpoint = function;
-  auto gdb = GdbProcess::start(options);
+  auto gdb = startAllowed(GdbMode::kTerminal, function);
   if (!gdb) return gdb.error();
-  if (Status s = allowTracer(client_, gdb->pid(), function); !s) return s.error();
-  if (Status s = gdb->release(); !s) return s.error();
   auto code = gdb->wait();
   if (!code) return code.error();
   return "gdb exited with status " + std::to_string(*code);
 }
 
-Result<std::string> GdbAttacher::scripted(const std::string& function) {
+// gdb held before exec while the app is told to accept its pid, then let go.
+Result<GdbProcess> GdbAttacher::startAllowed(GdbMode mode, const std::string& function) {
   GdbOptions options;
-  options.mode = GdbMode::kMi;
+  options.mode = mode;
   options.target = target_;
   options.breakpoint = function;
   auto gdb = GdbProcess::start(options);
   if (!gdb) return gdb.error();
   if (Status s = allowTracer(client_, gdb->pid(), function); !s) return s.error();
   if (Status s = gdb->release(); !s) return s.error();
+  return std::move(*gdb);
+}
+
+Result<std::string> GdbAttacher::scripted(const std::string& function) {
+  auto gdb = startAllowed(GdbMode::kMi, function);
+  if (!gdb) return gdb.error();
   // With a breakpoint: its hit; without: the attach's stop.
   const std::regex hit = function.empty() ? std::regex(R"(\*stopped)")
                                           : std::regex(R"re(\*stopped,reason="breakpoint-hit".*func="([^"]+)")re");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/debug_client.h"
+#include "common/gdb_process.h"
 #include "common/result.h"
 
 namespace nk::cli {
@@ -24,6 +25,7 @@ class GdbAttacher {
 
  private:
   Result<std::string> scripted(const std::string& function);
+  Result<GdbProcess> startAllowed(GdbMode mode, const std::string& function);
 
   DebugClient& client_;
   pid_t target_;

@@ -55,6 +55,12 @@ void TaskGate::notify() {
   if (changed_) changed_();
 }
 
+void TaskGate::unlockAndNotify(std::unique_lock<std::mutex>& lock) {
+  bool waiting = reports_waiting_;
+  lock.unlock();
+  if (waiting) notify();
+}
+
 void TaskGate::pauseHit(uint64_t task, PauseEvent event) {
   held_ = true;
   steps_left_ = 0;
@@ -69,8 +75,7 @@ void TaskGate::admit(uint64_t task) {
       parked = true;
       ++parked_;
       report(0, true, "worker parked before task " + std::to_string(task), task);
-      lock.unlock();
-      notify();
+      unlockAndNotify(lock);
       lock.lock();
       continue;  // re-check: a control may have come in meanwhile
     }
@@ -82,9 +87,7 @@ void TaskGate::admit(uint64_t task) {
   priorities_.erase(task);
   if (pauses_ & bit(PauseEvent::kTaskStart)) pauseHit(task, PauseEvent::kTaskStart);
   updateActive();
-  bool waiting = reports_waiting_;
-  lock.unlock();
-  if (waiting) notify();
+  unlockAndNotify(lock);
 }
 
 bool TaskGate::mayStart(uint64_t task) {
@@ -130,9 +133,7 @@ void TaskGate::finished(uint64_t task) {
   priorities_.erase(task);
   if (pauses_ & bit(PauseEvent::kTaskEnd)) pauseHit(task, PauseEvent::kTaskEnd);
   updateActive();
-  bool waiting = reports_waiting_;
-  lock.unlock();
-  if (waiting) notify();
+  unlockAndNotify(lock);
 }
 
 void TaskGate::sync(uint64_t task, PauseEvent event) {
@@ -141,8 +142,7 @@ void TaskGate::sync(uint64_t task, PauseEvent event) {
   if (!(pauses_ & bit(event))) return;
   pauseHit(task, event);
   updateActive();
-  lock.unlock();
-  notify();
+  unlockAndNotify(lock);
 }
 
 void TaskGate::hold(uint64_t control_id, bool held) {

@@ -91,6 +91,8 @@ class TaskGate {
   void updateActive();
   void pauseHit(uint64_t task, PauseEvent event);
   void notify();
+  // Lets go of the lock, then wakes the shipper if reports wait.
+  void unlockAndNotify(std::unique_lock<std::mutex>& lock);
 
   std::function<void()> changed_;
   std::function<std::string(uint64_t)> function_name_;

@@ -170,14 +170,13 @@ void TaskShipper::applyControl(const v1::TaskControl& control) {
     case v1::TaskControl::kHold: gate_.hold(id, control.hold()); break;
     case v1::TaskControl::kStep: gate_.step(id, control.step()); break;
     case v1::TaskControl::kBlock: {
-      std::vector<uint64_t> tasks(control.block().task_ids().begin(), control.block().task_ids().end());
-      gate_.block(id, tasks, control.block().blocked());
+      const auto& tasks = control.block().task_ids();
+      gate_.block(id, std::span<const uint64_t>(tasks.data(), tasks.size()), control.block().blocked());
       break;
     }
     case v1::TaskControl::kBlockFunction: {
       const v1::FunctionBlock& b = control.block_function();
-      std::vector<uint64_t> known(b.task_ids().begin(), b.task_ids().end());
-      gate_.blockFunction(id, b.function(), b.blocked(), known);
+      gate_.blockFunction(id, b.function(), b.blocked(), std::span<const uint64_t>(b.task_ids().data(), b.task_ids().size()));
       break;
     }
     case v1::TaskControl::kPriority: gate_.priority(id, control.priority().task_id(), control.priority().level()); break;
