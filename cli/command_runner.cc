@@ -162,6 +162,7 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
     case CommandId::kGraph: return graph(invocation, tasks_client);
     case CommandId::kJobs: return jobs(invocation, faults_client);
     case CommandId::kSymptoms: return symptoms(invocation, faults_client);
+    case CommandId::kFaults: return faults(invocation, faults_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);
     case CommandId::kDebug: {
       DebugSessionRunner runner(out_, err_, CommandLine::socketPath(invocation.global, std::getenv("NODEKEEPER_SOCKET")),
@@ -360,6 +361,32 @@ int CommandRunner::symptoms(const Invocation& invocation, FaultsClient& client) 
   if (json && !follow) out_ << FaultsFormatter::symptomsJson(collected);
   else if (!json && !follow && shown == 0)
     out_ << "No symptoms" << (job.empty() ? std::string() : " of job " + job) << ".\n";
+  return 0;
+}
+
+int CommandRunner::faults(const Invocation& invocation, FaultsClient& client) {
+  const std::string job = invocation.options.value("job").value_or("");
+  if (invocation.options.has("job") && job.empty()) return fail("faults: --job needs a job id (see 'nodekeeper jobs')");
+  const bool follow = invocation.options.has("watch");
+  const bool json = invocation.global.json;
+  // Only a watch turns Ctrl-C into a clean stop; a listing keeps the default.
+  std::optional<InterruptWatcher> interrupts;
+  if (follow) interrupts.emplace();
+  std::vector<pb::FaultReport> collected;
+  auto on_fault = [&](const pb::FaultReport& fault) {
+    if (!follow) {
+      collected.push_back(fault);
+      return true;
+    }
+    out_ << (json ? FaultsFormatter::faultJson(fault) : FaultsFormatter::faultLine(fault));
+    out_.flush();
+    // A closed pipe (faults --watch | head) ends the watch quietly.
+    return static_cast<bool>(out_);
+  };
+  Status watched =
+      client.watchFaults(job, follow, on_fault, interrupts && interrupts->valid() ? &*interrupts : nullptr);
+  if (!watched) return fail(watched.error().message);
+  if (!follow) out_ << (json ? FaultsFormatter::faultsJson(collected) : FaultsFormatter::faultsText(collected, job));
   return 0;
 }
 

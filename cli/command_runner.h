@@ -51,6 +51,7 @@ class CommandRunner {
                  const std::string& path);
   int jobs(const Invocation& invocation, FaultsClient& client);
   int symptoms(const Invocation& invocation, FaultsClient& client);
+  int faults(const Invocation& invocation, FaultsClient& client);
   int writeOutput(std::string_view command, const std::string& path, std::string_view text);
   int budget(const Invocation& invocation, AppsClient& client);
   int appPolicyGet(const Invocation& invocation, AppsClient& client);

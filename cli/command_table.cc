@@ -233,6 +233,28 @@ CommandTable::CommandTable() {
        "each is suspected. With --watch, keeps printing new symptoms until Ctrl-C\n"
        "(with --json, one JSON object per line). You see your own jobs' symptoms; the\n"
        "admin sees all. The daemon keeps the last 10000.\n"},
+      {CommandId::kFaults, {"faults"}, {},
+       {{"job", 0, true, "JOB", "only the faults of job JOB"},
+        {"watch", 0, false, "", "then print new faults as they are localised, until Ctrl-C"}},
+       "faults localised in MPI jobs (node down, hang, crash, ...) by their fault trees",
+       "Lists the faults this daemon published as the root of its jobs' fault\n"
+       "localisation trees, oldest first. The root of a job's tree is the daemon of the\n"
+       "node of rank 0; if that node fails, the next node of the tree takes over as\n"
+       "root, so ask the daemon of rank 0's node, or of the node after it if rank 0's\n"
+       "node is the one that failed. A fault is published once the daemons have\n"
+       "confirmed a group of symptoms by probing the suspect node. Its kind is one of:\n"
+       "  node_down         its daemon does not answer: the node is down or cut off\n"
+       "  process_hang      a rank's process is there but stopped or not progressing\n"
+       "  process_crash     a rank's process ended without MPI_Finalize\n"
+       "  network_degraded  the node answers, but slowly or losing messages\n"
+       "  overheating       the node's sensors are at or above their alarm temperature\n"
+       "One row per fault: ID, JOB, KIND, NODE, RANKS (the ranks it hit, e.g. 0-3,7),\n"
+       "AFTER (the time from the first symptom of the fault to its localisation, in\n"
+       "seconds), BY (the node whose daemon localised it) and EVIDENCE (its first line;\n"
+       "--json gives every line, and the times in ns). With --watch, prints the faults\n"
+       "so far, then new ones as they are localised, one line each, until Ctrl-C (with\n"
+       "--json, one JSON object per line). You see your own jobs' faults; the admin\n"
+       "sees all.\n"},
       {CommandId::kDebug, {"debug"}, {"SESSION"},
        {{"batch", 0, true, "FILE", "read the commands from FILE (- for standard input), print one JSON object each"},
         {"break-at-start", 0, false, "", "with -- PROGRAM: hold it before its first task"},

@@ -27,6 +27,7 @@ enum class CommandId {
   kGraph,
   kJobs,
   kSymptoms,
+  kFaults,
   kWhoAmI,
   kDebug,
 };

@@ -32,16 +32,19 @@ Result<pb::JobList> FaultsClient::listJobs() {
                    *impl_->channel, socket_path_, timeout_);
 }
 
-Status FaultsClient::watchSymptoms(const std::string& job_id, bool follow,
-                                   const std::function<bool(const pb::Symptom&)>& on_symptom,
-                                   const InterruptWatcher* interrupts) {
-  const auto replay_deadline = std::max(std::chrono::milliseconds(60000), timeout_ * 12);
+namespace {
+
+// One server-streaming watch (WatchSymptoms, WatchFaults): `start` opens the
+// stream on the context it is given; every message goes to `on_message`
+// until it returns false, the stream ends, or Ctrl-C.
+template <typename Message, typename Start>
+Status watchStream(Start start, bool follow, const std::function<bool(const Message&)>& on_message,
+                   const InterruptWatcher* interrupts, grpc::Channel& channel, const std::string& socket_path,
+                   std::chrono::milliseconds timeout, const char* method) {
+  const auto replay_deadline = std::max(std::chrono::milliseconds(60000), timeout * 12);
   grpc::ClientContext context;
   if (!follow) context.set_deadline(std::chrono::system_clock::now() + replay_deadline);
-  pb::WatchSymptomsRequest request;
-  request.set_job_id(job_id);
-  request.set_follow(follow);
-  auto reader = impl_->stub->WatchSymptoms(&context, request);
+  auto reader = start(&context);
 
   // Ctrl-C cannot cancel the call from the signal handler; this thread
   // waits for it and cancels from here.
@@ -59,23 +62,46 @@ Status FaultsClient::watchSymptoms(const std::string& job_id, bool follow,
       }
     });
   }
-  pb::Symptom symptom;
+  Message message;
   bool stopped = false;
-  while (reader->Read(&symptom)) {
-    if (!on_symptom(symptom)) {
+  while (reader->Read(&message)) {
+    if (!on_message(message)) {
       stopped = true;
       context.TryCancel();
       break;
     }
   }
-  while (reader->Read(&symptom)) {
+  while (reader->Read(&message)) {
   }
   done.store(true);
   if (monitor.joinable()) monitor.join();
   grpc::Status status = reader->Finish();
   if (stopped || interrupted.load() || status.ok()) return {};
-  return describeRpcFailure(status, *impl_->channel, socket_path_, follow ? timeout_ : replay_deadline,
-                            "WatchSymptoms");
+  return describeRpcFailure(status, channel, socket_path, follow ? timeout : replay_deadline, method);
+}
+
+}  // namespace
+
+Status FaultsClient::watchSymptoms(const std::string& job_id, bool follow,
+                                   const std::function<bool(const pb::Symptom&)>& on_symptom,
+                                   const InterruptWatcher* interrupts) {
+  pb::WatchSymptomsRequest request;
+  request.set_job_id(job_id);
+  request.set_follow(follow);
+  return watchStream<pb::Symptom>(
+      [&](grpc::ClientContext* context) { return impl_->stub->WatchSymptoms(context, request); }, follow,
+      on_symptom, interrupts, *impl_->channel, socket_path_, timeout_, "WatchSymptoms");
+}
+
+Status FaultsClient::watchFaults(const std::string& job_id, bool follow,
+                                 const std::function<bool(const pb::FaultReport&)>& on_fault,
+                                 const InterruptWatcher* interrupts) {
+  pb::WatchFaultsRequest request;
+  request.set_job_id(job_id);
+  request.set_follow(follow);
+  return watchStream<pb::FaultReport>(
+      [&](grpc::ClientContext* context) { return impl_->stub->WatchFaults(context, request); }, follow, on_fault,
+      interrupts, *impl_->channel, socket_path_, timeout_, "WatchFaults");
 }
 
 }  // namespace nk::cli

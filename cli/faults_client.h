@@ -12,8 +12,9 @@ namespace nk::cli {
 
 class InterruptWatcher;
 
-// The CLI's side of nodekeeper.v1.FaultsService ("jobs", "symptoms"), with a
-// deadline on every call and one-line errors, like TasksClient.
+// The CLI's side of nodekeeper.v1.FaultsService ("jobs", "symptoms",
+// "faults"), with a deadline on every call and one-line errors, like
+// TasksClient.
 class FaultsClient {
  public:
   FaultsClient(std::string socket_path, std::chrono::milliseconds timeout);
@@ -30,6 +31,11 @@ class FaultsClient {
   Status watchSymptoms(const std::string& job_id, bool follow,
                        const std::function<bool(const nodekeeper::v1::Symptom&)>& on_symptom,
                        const InterruptWatcher* interrupts = nullptr);
+  // The same for the faults this daemon published as root of its jobs'
+  // fault localisation trees.
+  Status watchFaults(const std::string& job_id, bool follow,
+                     const std::function<bool(const nodekeeper::v1::FaultReport&)>& on_fault,
+                     const InterruptWatcher* interrupts = nullptr);
 
  private:
   struct Impl;

@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -50,7 +52,62 @@ Json symptomObject(const pb::Symptom& s) {
           {"detail", s.detail()}};
 }
 
+Json faultObject(const pb::FaultReport& f) {
+  return {{"fault_id", f.fault_id()},
+          {"job_id", f.job_id()},
+          {"kind", FaultsFormatter::faultKindName(f.kind())},
+          {"node", f.node()},
+          {"ranks", ranksOf(f.ranks())},
+          {"evidence", std::vector<std::string>(f.evidence().begin(), f.evidence().end())},
+          {"detected_after_s", FaultsFormatter::detectedAfterS(f)},
+          {"first_symptom_ns", f.first_symptom_ns()},
+          {"localised_ns", f.localised_ns()},
+          {"localised_by", f.localised_by()}};
+}
+
+// A table cell or a line's field: never empty, never more than one line.
+std::string oneLine(std::string text) {
+  if (text.empty()) return "-";
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
+std::string afterText(const pb::FaultReport& f) {
+  if (f.first_symptom_ns() <= 0 || f.localised_ns() <= 0) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3fs", FaultsFormatter::detectedAfterS(f));
+  return buffer;
+}
+
+std::string evidenceText(const pb::FaultReport& f) {
+  if (f.evidence().empty()) return "-";
+  std::string text = oneLine(f.evidence(0));
+  if (f.evidence_size() > 1) text += " (+" + std::to_string(f.evidence_size() - 1) + " more)";
+  return text;
+}
+
+std::string rankText(const pb::FaultReport& f) {
+  return f.ranks().empty() ? "-" : formatCpuList(ranksOf(f.ranks()));
+}
+
 }  // namespace
+
+std::string FaultsFormatter::faultKindName(pb::FaultKind kind) {
+  switch (kind) {
+    case pb::FAULT_KIND_NODE_DOWN: return "node_down";
+    case pb::FAULT_KIND_PROCESS_HANG: return "process_hang";
+    case pb::FAULT_KIND_PROCESS_CRASH: return "process_crash";
+    case pb::FAULT_KIND_NETWORK_DEGRADATION: return "network_degraded";
+    case pb::FAULT_KIND_OVERHEATING: return "overheating";
+    default: return "unspecified";
+  }
+}
+
+double FaultsFormatter::detectedAfterS(const pb::FaultReport& f) {
+  if (f.first_symptom_ns() <= 0 || f.localised_ns() <= 0 || f.localised_ns() < f.first_symptom_ns()) return 0;
+  return static_cast<double>(f.localised_ns() - f.first_symptom_ns()) / 1e9;
+}
 
 std::string FaultsFormatter::kindName(pb::SymptomKind kind) {
   switch (kind) {
@@ -59,6 +116,7 @@ std::string FaultsFormatter::kindName(pb::SymptomKind kind) {
     case pb::SYMPTOM_KIND_HEARTBEAT_LOST: return "heartbeat_lost";
     case pb::SYMPTOM_KIND_THERMAL_ALARM: return "thermal_alarm";
     case pb::SYMPTOM_KIND_POWER_ALARM: return "power_alarm";
+    case pb::SYMPTOM_KIND_RANK_EXITED: return "rank_exited";
     default: return "unspecified";
   }
 }
@@ -171,6 +229,36 @@ std::string FaultsFormatter::symptomsJson(const std::vector<pb::Symptom>& sympto
   Json list = Json::array();
   for (const auto& s : symptoms) list.push_back(symptomObject(s));
   return dump(Json{{"symptoms", list}}, 2) + "\n";
+}
+
+std::string FaultsFormatter::faultsText(const std::vector<pb::FaultReport>& faults, const std::string& job_id) {
+  if (faults.empty()) return "No faults reported" + (job_id.empty() ? std::string() : " for job " + job_id) + ".\n";
+  Table table({{"ID", Table::Align::kRight},
+               {"JOB", Table::Align::kLeft},
+               {"KIND", Table::Align::kLeft},
+               {"NODE", Table::Align::kLeft},
+               {"RANKS", Table::Align::kLeft},
+               {"AFTER", Table::Align::kRight},
+               {"BY", Table::Align::kLeft},
+               {"EVIDENCE", Table::Align::kLeft}});
+  for (const auto& f : faults)
+    table.addRow({std::to_string(f.fault_id()), oneLine(f.job_id()), faultKindName(f.kind()), oneLine(f.node()),
+                  rankText(f), afterText(f), oneLine(f.localised_by()), evidenceText(f)});
+  return table.render();
+}
+
+std::string FaultsFormatter::faultLine(const pb::FaultReport& f) {
+  return timeText(f.localised_ns()) + "  fault " + std::to_string(f.fault_id()) + "  " + oneLine(f.job_id()) + "  " +
+         faultKindName(f.kind()) + "  node " + oneLine(f.node()) + "  ranks " + rankText(f) + "  after " +
+         afterText(f) + "  by " + oneLine(f.localised_by()) + "  " + evidenceText(f) + "\n";
+}
+
+std::string FaultsFormatter::faultJson(const pb::FaultReport& fault) { return dump(faultObject(fault), -1) + "\n"; }
+
+std::string FaultsFormatter::faultsJson(const std::vector<pb::FaultReport>& faults) {
+  Json list = Json::array();
+  for (const auto& f : faults) list.push_back(faultObject(f));
+  return dump(list, 2) + "\n";
 }
 
 }  // namespace nk::cli

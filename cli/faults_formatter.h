@@ -8,8 +8,8 @@
 
 namespace nk::cli {
 
-// Renders FaultsService replies ("jobs", "symptoms") as text or JSON. Pure;
-// times are the local time zone's.
+// Renders FaultsService replies ("jobs", "symptoms", "faults") as text or
+// JSON. Pure; times are the local time zone's.
 class FaultsFormatter {
  public:
   // A row per rank registered here (the job's columns on its first row
@@ -25,8 +25,28 @@ class FaultsFormatter {
   // {"symptoms": [...]}, for the symptoms so far.
   static std::string symptomsJson(const std::vector<nodekeeper::v1::Symptom>& symptoms);
 
+  // The faults so far as a table: ID, JOB, KIND, NODE, RANKS ("0-3,7"),
+  // AFTER (seconds from the first symptom to the localisation), BY (the node
+  // that localised it), EVIDENCE (the first line; the JSON has them all).
+  // With none, "No faults reported." (naming `job_id` when it is set).
+  static std::string faultsText(const std::vector<nodekeeper::v1::FaultReport>& faults,
+                                const std::string& job_id = "");
+  // One line per fault, printed as it arrives (faults --watch): the time it
+  // was localised, then the table's columns.
+  static std::string faultLine(const nodekeeper::v1::FaultReport& fault);
+  // One compact JSON object and a newline: a line of NDJSON.
+  static std::string faultJson(const nodekeeper::v1::FaultReport& fault);
+  // A JSON array of those objects, for the faults so far.
+  static std::string faultsJson(const std::vector<nodekeeper::v1::FaultReport>& faults);
+  // Seconds from the first symptom to the localisation; 0 when either time
+  // is missing (or they are the wrong way round).
+  static double detectedAfterS(const nodekeeper::v1::FaultReport& fault);
+
   // "response_timeout", "mpi_error", ...
   static std::string kindName(nodekeeper::v1::SymptomKind kind);
+  // "node_down", "process_hang", "process_crash", "network_degraded",
+  // "overheating" (the daemon's and the rule file's words).
+  static std::string faultKindName(nodekeeper::v1::FaultKind kind);
   // "2024-05-01 12:00:01.123", local time.
   static std::string timeText(int64_t realtime_ns);
   // "0.2 s ago", "3 min ago", "never".

@@ -9,17 +9,27 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
+#include <fstream>
+#include <grpcpp/grpcpp.h>
+#include <thread>
 
 #include "api/apps_service_impl.h"
+#include "api/fault_tree_service_impl.h"
 #include "api/faults_service_impl.h"
+#include "api/grpc_peer_network.h"
+#include "api/peer_token.h"
 #include "api/node_service_impl.h"
 #include "apps/app_registry.h"
 #include "apps/energy_manager.h"
 #include "apps/node_power_cap.h"
 #include "apps/proc_process_inspector.h"
 #include "energy/policy_registry.h"
+#include "faults/fault_report_log.h"
+#include "faults/fault_tree_coordinator.h"
 #include "faults/job_registry.h"
+#include "faults/rule_file_parser.h"
 #include "faults/proc_process_state_reader.h"
 #include "faults/symptom_record.h"
 #include "faults/symptom_store.h"
@@ -67,6 +77,26 @@ Result<NodeProfile> resolveProfile(const std::string& name_or_path) {
   }
   return notFound("no profile named '" + name_or_path + "' (looked in " + searched +
                   "; give a path to a .toml file, or use xeon-e5-2630)");
+}
+
+// A core or package at this temperature raises a thermal alarm: 5 C below
+// the usual TjMax of 100 C, where the processor starts to throttle itself.
+constexpr double kThermalAlarmC = 95.0;
+
+Result<std::shared_ptr<const FaultRuleBase>> loadFaultRules(const std::filesystem::path& path) {
+  if (path.empty()) return std::make_shared<const FaultRuleBase>(RuleFileParser::builtIn());
+  auto rules = RuleFileParser::load(path.string());
+  if (!rules) return rules.error();
+  return std::make_shared<const FaultRuleBase>(std::move(*rules));
+}
+
+// The 1-minute load average per CPU, for the status probe.
+double loadPerCpu() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  if (!(in >> load)) return 0;
+  unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  return load / cpus;
 }
 
 std::string hostName() {
@@ -197,6 +227,61 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   daemon->process_states_ = std::make_unique<ProcProcessStateReader>();
   daemon->jobs_ = std::make_unique<JobRegistry>(*daemon->process_states_);
   daemon->symptoms_ = std::make_unique<SymptomStore>();
+  const std::string node_name = options.node_name.empty() ? hostName() : options.node_name;
+
+  // The fault localisation tree: its token, rules, peers and reports.
+  daemon->peer_token_ = std::make_unique<PeerToken>();
+  if (!options.peer_token_file.empty()) {
+    auto token = PeerToken::load(options.peer_token_file);
+    if (!token) return token.error();
+    *daemon->peer_token_ = std::move(*token);
+  }
+  auto rules = loadFaultRules(options.fault_rules_file);
+  if (!rules) return rules.error();
+  Logger::info("fault rules: " + std::to_string((*rules)->rules.size()) + " rules from " + (*rules)->source,
+               {{"FAULT_RULES", (*rules)->source}});
+  GrpcPeerNetwork::Options peers;
+  peers.heartbeat_deadline = std::chrono::milliseconds(options.tree_heartbeat_ms);
+  daemon->peer_network_ = std::make_unique<GrpcPeerNetwork>(*daemon->peer_token_, peers);
+  daemon->fault_reports_ = std::make_unique<FaultReportLog>();
+  FaultTreeCoordinator::Options tree;
+  tree.localiser.heartbeat_period = std::chrono::milliseconds(options.tree_heartbeat_ms);
+  tree.localiser.heartbeat_misses = options.tree_heartbeat_misses;
+  tree.fan_out = options.fault_tree_fan_out;
+  NodeController* node_for_tree = daemon->node_.get();
+  tree.node_state = [node_for_tree] {
+    FaultTreeCoordinator::NodeState state;
+    state.load = loadPerCpu();
+    if (auto sample = node_for_tree->telemetry().latest()) {
+      for (const auto& core : sample->cores)
+        if (!std::isnan(core.temperature_c)) state.max_temperature_c = std::max(state.max_temperature_c, core.temperature_c);
+      for (const auto& package : sample->packages)
+        if (!std::isnan(package.temperature_c))
+          state.max_temperature_c = std::max(state.max_temperature_c, package.temperature_c);
+    }
+    state.thermal_alarm = state.max_temperature_c >= kThermalAlarmC;
+    return state;
+  };
+  tree.on_published = [](const FaultRecord& f) {
+    std::string evidence;
+    for (const auto& e : f.evidence) evidence += (evidence.empty() ? "" : "\n") + e;
+    char after[32];
+    std::snprintf(after, sizeof after, "%.3f", f.detectedAfterS());
+    Logger::error("fault: " + f.describe(), {{"JOB_ID", f.job_id},
+                                             {"FAULT_ID", std::to_string(f.fault_id)},
+                                             {"FAULT_KIND", std::string(faultKindName(f.kind))},
+                                             {"FAULT_NODE", f.node},
+                                             {"FAULT_RANKS", formatRankList(f.ranks)},
+                                             {"DETECTED_AFTER_S", after},
+                                             {"LOCALISED_BY", f.localised_by},
+                                             {"EVIDENCE", evidence}});
+  };
+  tree.log_info = [](const std::string& message) { Logger::info(message); };
+  daemon->fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name, *daemon->jobs_, *daemon->peer_network_,
+                                                               *daemon->peer_network_, *daemon->fault_reports_,
+                                                               *rules, tree);
+  daemon->fault_tree_->start();
+
   FaultsServiceImpl::Options faults;
   faults.on_symptom = [](const SymptomRecord& s) {
     Logger::warning(s.describe(), {{"JOB_ID", s.job_id},
@@ -208,13 +293,34 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
                                    {"MPI_OPERATION", s.operation}});
   };
   faults.log_warning = [](const std::string& message) { Logger::warning(message); };
+  faults.node_name = options.node_name;
+  faults.peer_endpoint = options.listen_address;
   // Other daemons reach this one at its socket; a rank's node list names it
   // the same way, which is how the service tells itself from the others.
   std::error_code absolute_error;
   std::filesystem::path own_socket = std::filesystem::absolute(options.socket_path, absolute_error);
   if (absolute_error) own_socket = options.socket_path;
   daemon->services_.push_back(std::make_unique<FaultsServiceImpl>(
-      *daemon->jobs_, *daemon->symptoms_, *daemon->access_, "unix:" + own_socket.string(), faults));
+      *daemon->jobs_, *daemon->symptoms_, *daemon->access_, "unix:" + own_socket.string(), *daemon->peer_network_,
+      *daemon->fault_tree_, *daemon->fault_reports_, faults));
+  daemon->services_.push_back(std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_,
+                                                                     *daemon->peer_token_, node_name));
+
+  if (!options.listen_address.empty()) {
+    // A service serves one server: the TCP one gets its own.
+    daemon->peer_service_ =
+        std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_, *daemon->peer_token_, node_name);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(daemon->peer_service_.get());
+    daemon->peer_server_ = builder.BuildAndStart();
+    if (!daemon->peer_server_ || port == 0)
+      return unavailable("cannot listen on " + options.listen_address +
+                         " for peer daemons (address in use, or not one of this host's?)");
+    Logger::info("serving the fault tree to peers on " + options.listen_address + " (peer token required)",
+                 {{"LISTEN", options.listen_address}, {"NODE_NAME", node_name}});
+  }
 
   if (options.socket_path.has_parent_path()) {
     if (Status s = makeDirectory(options.socket_path.parent_path(), "socket directory"); !s) return s.error();
@@ -231,6 +337,25 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
 }
 
 Daemon::Daemon(PrivateTag) {}
+
+// SIGHUP: the rule file again. A file with an error leaves the rules in
+// force as they were: a typo must not switch fault localisation off.
+void Daemon::reloadFaultRules() {
+  if (options_.fault_rules_file.empty()) {
+    Logger::info("SIGHUP: fault rules are the built-in ones (no --fault-rules file); nothing to reload");
+    return;
+  }
+  auto rules = loadFaultRules(options_.fault_rules_file);
+  if (!rules) {
+    Logger::error("SIGHUP: keeping the fault rules in force: " + rules.error().message,
+                  {{"FAULT_RULES", options_.fault_rules_file.string()}});
+    return;
+  }
+  Logger::info("SIGHUP: reloaded " + std::to_string((*rules)->rules.size()) + " fault rules from " +
+                   (*rules)->source,
+               {{"FAULT_RULES", (*rules)->source}});
+  fault_tree_->setRules(*rules);
+}
 
 Daemon::~Daemon() { stop(); }
 
@@ -254,7 +379,7 @@ int Daemon::run() {
       break;
     }
     if (sig == SIGHUP) {
-      Logger::info("SIGHUP: configuration reload is not needed by the node service; nothing to do");
+      reloadFaultRules();
       continue;
     }
     if (watchdog) {
@@ -274,6 +399,8 @@ void Daemon::stop() {
   if (stopped_) return;
   stopped_ = true;
   sd_notify(0, "STOPPING=1");
+  if (peer_server_) peer_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+  if (fault_tree_) fault_tree_->stop();
   if (server_) server_->shutdown();
   // Before the node's controls are restored: the manager gives back its
   // cores and pinnings first, so that nothing rewrites them afterwards.
@@ -284,7 +411,13 @@ void Daemon::stop() {
     else if (*restored > 0) Logger::info("restored " + std::to_string(*restored) + " controls to their original values");
   }
   server_.reset();
+  peer_server_.reset();
+  peer_service_.reset();
   services_.clear();
+  fault_tree_.reset();
+  fault_reports_.reset();
+  peer_network_.reset();
+  peer_token_.reset();
   symptoms_.reset();
   jobs_.reset();
   process_states_.reset();

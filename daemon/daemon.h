@@ -8,6 +8,7 @@
 #include "daemon_options.h"
 
 namespace grpc {
+class Server;
 class Service;
 }
 
@@ -21,6 +22,10 @@ class EnergyManager;
 class SessionRegistry;
 class JobRegistry;
 class SymptomStore;
+class PeerToken;
+class GrpcPeerNetwork;
+class FaultReportLog;
+class FaultTreeCoordinator;
 class ProcessStateReader;
 class NodeServiceImpl;
 class UnixSocketServer;
@@ -47,6 +52,7 @@ class Daemon {
 
  private:
   void stop();
+  void reloadFaultRules();
 
   DaemonOptions options_;
   std::unique_ptr<EmulatedNode> emulated_;
@@ -58,6 +64,12 @@ class Daemon {
   std::unique_ptr<ProcessStateReader> process_states_;
   std::unique_ptr<JobRegistry> jobs_;
   std::unique_ptr<SymptomStore> symptoms_;
+  std::unique_ptr<PeerToken> peer_token_;
+  std::unique_ptr<GrpcPeerNetwork> peer_network_;
+  std::unique_ptr<FaultReportLog> fault_reports_;
+  std::unique_ptr<FaultTreeCoordinator> fault_tree_;
+  std::unique_ptr<grpc::Service> peer_service_;
+  std::unique_ptr<grpc::Server> peer_server_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::unique_ptr<UnixSocketServer> server_;
   bool stopped_ = false;

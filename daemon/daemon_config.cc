@@ -1,5 +1,9 @@
 #include "daemon_config.h"
 
+#include <arpa/inet.h>
+
+#include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <toml++/toml.h>
@@ -12,7 +16,97 @@ std::string where(std::string_view source, const toml::source_region& region) {
   return std::string(source) + ":" + std::to_string(region.begin.line) + ":" + std::to_string(region.begin.column);
 }
 
+// The value in quotes, bytes that would not print as \xNN.
+std::string quoted(std::string_view value) {
+  std::string out = "'";
+  for (unsigned char c : value) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out + "'";
+}
+
+bool isAlnum(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// RFC 1123: dot-separated labels of letters, digits and '-', 1 to 63 bytes
+// each, not starting or ending with '-'; 253 bytes at most.
+bool isHostName(std::string_view host) {
+  if (host.empty() || host.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    size_t dot = host.find('.', start);
+    std::string_view label = host.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+    for (char c : label)
+      if (!isAlnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
 }  // namespace
+
+Status checkNodeName(std::string_view name) {
+  const std::string expected = "; a node name is 1 to 63 characters of A-Z, a-z, 0-9, '.', '_' and '-'";
+  if (name.empty()) return invalidArgument("must not be empty" + expected);
+  if (name.size() > 63)
+    return invalidArgument(quoted(name) + " is " + std::to_string(name.size()) + " bytes long" + expected);
+  for (char c : name) {
+    if (!isAlnum(c) && c != '.' && c != '_' && c != '-')
+      return invalidArgument(quoted(name) + " contains " + (c == ' ' ? std::string("a space") : quoted({&c, 1})) +
+                             expected);
+  }
+  return {};
+}
+
+Status checkListenAddress(std::string_view address) {
+  const std::string expected =
+      "; expected HOST:PORT, HOST an IPv4 address, an [IPv6] address in brackets or a host name and PORT 1 to "
+      "65535, e.g. 10.1.0.7:7400, [fd00::7]:7400 or node007:7400";
+  auto wrong = [&](const std::string& what) { return invalidArgument(quoted(address) + ": " + what + expected); };
+  std::string_view host, port;
+  bool bracketed = false;
+  if (!address.empty() && address.front() == '[') {
+    size_t close = address.find(']');
+    if (close == std::string_view::npos) return wrong("no ']' closes the IPv6 address");
+    host = address.substr(1, close - 1);
+    bracketed = true;
+    if (close + 1 == address.size()) return wrong("no port");
+    if (address[close + 1] != ':') return wrong("':' must follow the ']'");
+    port = address.substr(close + 2);
+  } else {
+    size_t colon = address.rfind(':');
+    if (colon == std::string_view::npos) return wrong("no port");
+    host = address.substr(0, colon);
+    port = address.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) return wrong("an IPv6 address must be in brackets, as in [::1]:7400");
+  }
+  if (host.empty()) return wrong("no host (0.0.0.0 or [::] listen on every interface)");
+  std::string host_text(host);
+  unsigned char binary[16];
+  if (bracketed) {
+    if (inet_pton(AF_INET6, host_text.c_str(), binary) != 1) return wrong(quoted(host) + " is not an IPv6 address");
+  } else if (host.find_first_not_of("0123456789.") == std::string_view::npos) {
+    if (inet_pton(AF_INET, host_text.c_str(), binary) != 1)
+      return wrong(quoted(host) + " is not an IPv4 address (four numbers 0 to 255 joined by dots)");
+  } else if (!isHostName(host)) {
+    return wrong(quoted(host) +
+                 " is not a host name (labels of letters, digits and '-', up to 63 bytes each, joined by dots)");
+  }
+  if (port.empty()) return wrong("no port");
+  uint32_t number = 0;
+  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == port.data() + port.size() && number > 65535))
+    return wrong("port " + std::string(port) + " is above 65535");
+  if (ec != std::errc() || ptr != port.data() + port.size()) return wrong("port " + quoted(port) + " is not a number");
+  if (number == 0) return wrong("port 0 is not allowed: peers must know the port");
+  return {};
+}
 
 Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view source) {
   toml::table table;
@@ -45,6 +139,11 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       field = static_cast<uint32_t>(integer->get());
       return {};
     };
+    // A shared check's complaint, with the place and the key in front.
+    auto checked = [&](Status check) -> Status {
+      if (check) return {};
+      return invalidArgument(at + ": " + name + " " + check.error().message);
+    };
     Status status;
     if (name == "socket") status = needString(config.socket);
     else if (name == "state_dir") status = needString(config.state_dir);
@@ -67,10 +166,28 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       status = needInteger(config.dct_interval_ms, 20, 60000);
     } else if (name == "dvfs_per_dct") {
       status = needInteger(config.dvfs_per_dct, 1, 100);
+    } else if (name == "node_name") {
+      status = needString(config.node_name);
+      if (status) status = checked(checkNodeName(*config.node_name));
+    } else if (name == "listen") {
+      status = needString(config.listen);
+      if (status) status = checked(checkListenAddress(*config.listen));
+    } else if (name == "peer_token") {
+      status = needString(config.peer_token);
+    } else if (name == "fault_rules") {
+      status = needString(config.fault_rules);
+    } else if (name == "fault_tree_fan_out") {
+      status = needInteger(config.fault_tree_fan_out, 1, 64);
+    } else if (name == "tree_heartbeat_ms") {
+      status = needInteger(config.tree_heartbeat_ms, 10, 60000);
+    } else if (name == "tree_heartbeat_misses") {
+      status = needInteger(config.tree_heartbeat_misses, 1, 100);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, profile, sysfs_root, log_level, "
-                               "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s)");
+                               "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s, "
+                               "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
+                               "tree_heartbeat_misses)");
     }
     if (!status) return status.error();
   }
@@ -101,6 +218,13 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(dct_interval_ms, over.dct_interval_ms);
   take(debug_grace_s, over.debug_grace_s);
   take(dvfs_per_dct, over.dvfs_per_dct);
+  take(node_name, over.node_name);
+  take(listen, over.listen);
+  take(peer_token, over.peer_token);
+  take(fault_rules, over.fault_rules);
+  take(fault_tree_fan_out, over.fault_tree_fan_out);
+  take(tree_heartbeat_ms, over.tree_heartbeat_ms);
+  take(tree_heartbeat_misses, over.tree_heartbeat_misses);
 }
 
 }  // namespace nk

@@ -24,6 +24,14 @@ struct DaemonConfig {
   std::optional<uint32_t> dct_interval_ms;
   std::optional<uint32_t> debug_grace_s;
   std::optional<uint32_t> dvfs_per_dct;
+  // Fault localisation tree.
+  std::optional<std::string> node_name;
+  std::optional<std::string> listen;
+  std::optional<std::string> peer_token;
+  std::optional<std::string> fault_rules;
+  std::optional<uint32_t> fault_tree_fan_out;
+  std::optional<uint32_t> tree_heartbeat_ms;
+  std::optional<uint32_t> tree_heartbeat_misses;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);
@@ -32,5 +40,13 @@ struct DaemonConfig {
   // Fields set in `over` replace ours.
   void overlay(const DaemonConfig& over);
 };
+
+// Checks shared by the config file and the command line. The messages say
+// what is wrong with the value; the caller prefixes the flag or the key.
+// A node name: 1 to 63 bytes of A-Z a-z 0-9 . _ -
+Status checkNodeName(std::string_view name);
+// A listen address: HOST:PORT, HOST an IPv4 dotted quad, [IPv6] or a host
+// name, PORT 1..65535.
+Status checkListenAddress(std::string_view address);
 
 }  // namespace nk

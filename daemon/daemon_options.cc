@@ -34,6 +34,23 @@ Options:
   -h, --help             this help
   --version              print the version
 
+Fault localisation tree:
+  --node-name NAME       this node's name in fault trees and to PMPI agents:
+                         1 to 63 of A-Z a-z 0-9 . _ - (default: the host name)
+  --listen ADDR:PORT     serve the daemon-to-daemon fault tree service on TCP,
+                         e.g. 10.1.0.7:7400, [fd00::7]:7400 or node007:7400
+                         (default: off); needs --peer-token
+  --peer-token FILE      file with the shared token that authenticates peer
+                         daemons; sent to peers even without --listen
+  --fault-rules FILE     rule file for fault analysis (default: built-in rules)
+  --fault-tree-fan-out N children of each node in the fault tree (default 4,
+                         1..64)
+  --tree-heartbeat-ms N  heartbeat period from a node to its fault localisation
+                         node (default 100, 10..60000)
+  --tree-heartbeat-misses N
+                         heartbeats missed before a node is suspected (default
+                         3, 1..100)
+
 Flags override the config file, which overrides the defaults.
 )";
 }
@@ -75,6 +92,14 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
       field = number;
       return {};
     };
+    // A string checked by the config file's check for the same key.
+    auto setChecked = [&](std::optional<std::string>& field, Status (*check)(std::string_view)) -> Status {
+      auto v = value();
+      if (!v) return v.error();
+      if (auto checked = check(*v); !checked) return invalidArgument(std::string(arg) + " " + checked.error().message);
+      field = std::move(*v);
+      return {};
+    };
     Status status;
     if (arg == "-h" || arg == "--help") show_help = true;
     else if (arg == "--version") show_version = true;
@@ -97,6 +122,20 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
       status = setNumber(flags.debug_grace_s, 1, 86400);
     } else if (arg == "--dvfs-per-dct") {
       status = setNumber(flags.dvfs_per_dct, 1, 100);
+    } else if (arg == "--node-name") {
+      status = setChecked(flags.node_name, checkNodeName);
+    } else if (arg == "--listen") {
+      status = setChecked(flags.listen, checkListenAddress);
+    } else if (arg == "--peer-token") {
+      status = set(flags.peer_token);
+    } else if (arg == "--fault-rules") {
+      status = set(flags.fault_rules);
+    } else if (arg == "--fault-tree-fan-out") {
+      status = setNumber(flags.fault_tree_fan_out, 1, 64);
+    } else if (arg == "--tree-heartbeat-ms") {
+      status = setNumber(flags.tree_heartbeat_ms, 10, 60000);
+    } else if (arg == "--tree-heartbeat-misses") {
+      status = setNumber(flags.tree_heartbeat_misses, 1, 100);
     } else if (arg == "--emulate") {
       flags.emulate = true;
       // The profile is optional: take the next word unless it is a flag.
@@ -133,6 +172,13 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
   if (merged.dct_interval_ms) options.energy.dct_interval_s = *merged.dct_interval_ms / 1000.0;
   if (merged.dvfs_per_dct) options.energy.dvfs_per_dct = *merged.dvfs_per_dct;
   if (merged.debug_grace_s) options.debug_grace_s = *merged.debug_grace_s;
+  if (merged.node_name) options.node_name = *merged.node_name;
+  if (merged.listen) options.listen_address = *merged.listen;
+  if (merged.peer_token) options.peer_token_file = *merged.peer_token;
+  if (merged.fault_rules) options.fault_rules_file = *merged.fault_rules;
+  if (merged.fault_tree_fan_out) options.fault_tree_fan_out = *merged.fault_tree_fan_out;
+  if (merged.tree_heartbeat_ms) options.tree_heartbeat_ms = *merged.tree_heartbeat_ms;
+  if (merged.tree_heartbeat_misses) options.tree_heartbeat_misses = *merged.tree_heartbeat_misses;
   if (merged.log_level) {
     auto level = Logger::parseLevel(*merged.log_level);
     if (!level) return level.error();
@@ -140,6 +186,12 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
   }
   if (options.emulate && options.sysfs_root != "/")
     return invalidArgument("--emulate and --sysfs-root exclude each other (the emulated node has its own sysfs tree)");
+  // A token without --listen is fine: the daemon still sends it to peers.
+  if (!options.listen_address.empty() && options.peer_token_file.empty()) {
+    if (flags.listen) return invalidArgument("--listen needs --peer-token FILE: peers must authenticate");
+    return invalidArgument("listen in " + options.config_path.string() +
+                           " needs peer_token there or --peer-token FILE: peers must authenticate");
+  }
   return options;
 }
 

@@ -27,6 +27,21 @@ struct DaemonOptions {
   PolicyConfig energy;  // dT_DCT and N (dT_DVFS = dT_DCT / N)
   // How long a debugger's break outlives its frontend.
   uint32_t debug_grace_s = 30;
+  // Fault localisation tree.
+  // This node's name in fault trees and to PMPI agents; empty: the host name
+  // (the daemon decides).
+  std::string node_name;
+  // HOST:PORT of the daemon-to-daemon fault tree service (TCP); empty: off.
+  std::string listen_address;
+  // The shared token that authenticates peer daemons (needed by --listen).
+  std::filesystem::path peer_token_file;
+  // Rule file for fault analysis; empty: the built-in rules.
+  std::filesystem::path fault_rules_file;
+  uint32_t fault_tree_fan_out = 4;
+  // Heartbeat period from a node to its fault localisation node, and the
+  // heartbeats missed before a node is suspected.
+  uint32_t tree_heartbeat_ms = 100;
+  uint32_t tree_heartbeat_misses = 3;
   bool show_help = false;
   bool show_version = false;
 

@@ -5,9 +5,13 @@
 #include <grpcpp/grpcpp.h>
 #include <unordered_map>
 
+#include "api/fault_wire.h"
+#include "api/grpc_peer_network.h"
 #include "api/peer_identity.h"
 #include "api/status_mapping.h"
 #include "common/proc_stat.h"
+#include "faults/fault_report_log.h"
+#include "faults/fault_tree_coordinator.h"
 #include "faults/job_registry.h"
 #include "faults/laggard_finder.h"
 #include "faults/symptom_record.h"
@@ -24,9 +28,6 @@ constexpr size_t kMaxTextBytes = 256;
 constexpr size_t kMaxDetailBytes = 4096;
 // Laggards named in a symptom's detail; the rest are counted.
 constexpr size_t kLaggardsInDetail = 8;
-// Channels to other daemons are kept for the next symptom; a bound, since
-// endpoints come from what ranks send.
-constexpr size_t kMaxChannels = 1024;
 // How often a following WatchSymptoms looks whether its caller left.
 constexpr std::chrono::milliseconds kWatchWakeup{250};
 
@@ -52,24 +53,6 @@ std::vector<CommProgressRecord> fromProto(const google::protobuf::RepeatedPtrFie
   out.reserve(comms.size());
   for (const auto& c : comms) out.push_back({c.communicator(), c.collectives_entered()});
   return out;
-}
-
-void toProto(const SymptomRecord& s, v1::Symptom* out) {
-  out->set_symptom_id(s.symptom_id);
-  out->set_job_id(s.job_id);
-  out->set_kind(static_cast<v1::SymptomKind>(s.kind));
-  out->set_reporter_node(s.reporter_node);
-  out->set_reporter_rank(s.reporter_rank);
-  out->set_suspect_node(s.suspect_node);
-  for (uint32_t r : s.suspect_ranks) out->add_suspect_ranks(r);
-  out->set_operation(s.operation);
-  out->set_error_code(s.error_code);
-  out->set_timestamp_ns(s.timestamp_ns);
-  out->set_detail(s.detail);
-  out->set_communicator(s.communicator);
-  out->set_collective_seq(s.collective_seq);
-  for (uint32_t r : s.communicator_members) out->add_communicator_members(r);
-  out->set_waited_s(s.waited_s);
 }
 
 Status checkText(const std::string& text, const char* field, size_t limit) {
@@ -109,11 +92,15 @@ std::string joinNodes(const std::vector<std::string>& nodes) {
 }  // namespace
 
 FaultsServiceImpl::FaultsServiceImpl(JobRegistry& jobs, SymptomStore& symptoms, const AccessPolicy& access,
-                                     std::string own_endpoint, Options options)
+                                     std::string own_endpoint, GrpcPeerNetwork& network,
+                                     FaultTreeCoordinator& coordinator, FaultReportLog& reports, Options options)
     : jobs_(jobs),
       symptoms_(symptoms),
       access_(access),
       own_endpoint_(normalEndpoint(own_endpoint)),
+      network_(network),
+      coordinator_(coordinator),
+      reports_(reports),
       options_(std::move(options)) {}
 
 void FaultsServiceImpl::warn(const std::string& message) const {
@@ -160,7 +147,10 @@ grpc::Status FaultsServiceImpl::SetJobNodes(grpc::ServerContext* context, const 
   nodes.reserve(request->nodes_size());
   for (const auto& n : request->nodes())
     nodes.push_back({n.node(), n.endpoint(), std::vector<uint32_t>(n.ranks().begin(), n.ranks().end())});
-  return toGrpcStatus(jobs_.setNodes(request->job_id(), std::move(nodes), nowNs()));
+  if (Status s = jobs_.setNodes(request->job_id(), std::move(nodes), nowNs()); !s) return toGrpcStatus(s);
+  for (const auto& n : request->nodes()) network_.setEndpoint(n.node(), n.endpoint());
+  coordinator_.jobNodesChanged(request->job_id());
+  return grpc::Status::OK;
 }
 
 // Every rank calls this every heartbeat period: the caller's pid comes from
@@ -187,47 +177,6 @@ grpc::Status FaultsServiceImpl::ReportProgress(grpc::ServerContext* context, con
   return toGrpcStatus(recorded);
 }
 
-// Asked by other daemons (later over TCP, where there are no peer
-// credentials): progress is no secret, so anyone may ask.
-grpc::Status FaultsServiceImpl::RankProgress(grpc::ServerContext*, const v1::RankProgressRequest* request,
-                                             v1::RankProgressResponse* reply) {
-  if (request->job_id().empty()) return toGrpcStatus(invalidArgument("job_id is empty"));
-  auto job = jobs_.job(request->job_id());
-  reply->set_now_ns(nowNs());
-  if (!job) return grpc::Status::OK;  // no rank of it here (yet, or any more)
-  for (const RankRecord& rank : job->ranks) {
-    v1::RankState* out = reply->add_ranks();
-    out->set_rank(rank.rank);
-    out->set_node(rank.node);
-    out->set_pid(rank.pid);
-    for (const auto& c : rank.communicators) {
-      v1::CommProgress* comm = out->add_communicators();
-      comm->set_communicator(c.communicator);
-      comm->set_collectives_entered(c.collectives_entered);
-    }
-    out->set_current_operation(rank.current_operation);
-    out->set_last_report_ns(rank.last_report_ns);
-    out->set_process_state(std::string(processStateName(jobs_.stateOf(rank))));
-  }
-  return grpc::Status::OK;
-}
-
-std::shared_ptr<grpc::Channel> FaultsServiceImpl::channelTo(const std::string& endpoint) {
-  std::lock_guard lock(channels_mutex_);
-  auto it = channels_.find(endpoint);
-  if (it != channels_.end()) return it->second;
-  if (channels_.size() >= kMaxChannels) channels_.clear();
-  grpc::ChannelArguments args;
-  // A daemon that restarts should be asked again at the next symptom, not
-  // after gRPC's default backoff of up to two minutes.
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  auto channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
-  channels_.emplace(endpoint, channel);
-  return channel;
-}
-
 std::vector<MemberState> FaultsServiceImpl::gatherStates(const JobRecord& job, const std::set<uint32_t>& members) {
   const int64_t now = nowNs();
   std::vector<MemberState> states;
@@ -235,6 +184,7 @@ std::vector<MemberState> FaultsServiceImpl::gatherStates(const JobRecord& job, c
   // Ranks registered here said how this daemon is reached: those endpoints
   // are this daemon, whatever spelling its own socket path has.
   std::set<std::string> own = {own_endpoint_};
+  if (!options_.peer_endpoint.empty()) own.insert(options_.peer_endpoint);
   for (const RankRecord& rank : job.ranks) {
     if (!rank.endpoint.empty()) own.insert(normalEndpoint(rank.endpoint));
     MemberState state;
@@ -249,7 +199,7 @@ std::vector<MemberState> FaultsServiceImpl::gatherStates(const JobRecord& job, c
 
   struct PeerCall {
     const JobNodeRecord* node = nullptr;
-    std::unique_ptr<v1::FaultsService::Stub> stub;
+    std::unique_ptr<v1::FaultTreeService::Stub> stub;
     grpc::ClientContext context;
     v1::RankProgressResponse reply;
     grpc::Status status;
@@ -267,8 +217,9 @@ std::vector<MemberState> FaultsServiceImpl::gatherStates(const JobRecord& job, c
     if (!wanted) continue;
     auto call = std::make_unique<PeerCall>();
     call->node = &node;
-    call->stub = v1::FaultsService::NewStub(channelTo(node.endpoint));
+    call->stub = v1::FaultTreeService::NewStub(network_.channelTo(node.endpoint));
     call->context.set_deadline(deadline);
+    network_.token().attach(call->context);
     // A daemon still connecting gets the whole deadline; one that is down
     // costs no more than that, and all nodes are asked at once.
     call->context.set_wait_for_ready(true);
@@ -420,6 +371,9 @@ grpc::Status FaultsServiceImpl::ReportSymptom(grpc::ServerContext* context, cons
   }
   symptom.symptom_id = symptoms_.append(symptom);
   if (options_.on_symptom) options_.on_symptom(symptom);
+  // TFD: to the suspect's fault localisation node. A symptom that names no
+  // node (a collective where everyone arrived) has nothing to localise.
+  if (!symptom.suspect_node.empty()) coordinator_.detect(symptom);
   return grpc::Status::OK;
 }
 
@@ -473,7 +427,7 @@ grpc::Status FaultsServiceImpl::WatchSymptoms(grpc::ServerContext* context, cons
     SymptomStore::Batch batch = symptoms_.since(after, filter, 256);
     for (const SymptomRecord& s : batch.symptoms) {
       message.Clear();
-      toProto(s, &message);
+      FaultWire::toProto(s, &message);
       if (!writer->Write(message)) return grpc::Status::OK;  // the watcher left
     }
     after = batch.last_id;
@@ -481,6 +435,38 @@ grpc::Status FaultsServiceImpl::WatchSymptoms(grpc::ServerContext* context, cons
     if (!request->follow()) break;
     symptoms_.waitForNewer(after, std::chrono::steady_clock::now() + kWatchWakeup);
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultsServiceImpl::WatchFaults(grpc::ServerContext* context, const v1::WatchFaultsRequest* request,
+                                            grpc::ServerWriter<v1::FaultReport>* writer) {
+  auto peer = PeerIdentity::fromContext(*context);
+  if (!peer) return toGrpcStatus(peer.error());
+  FaultReportLog::Filter filter;
+  if (!request->job_id().empty()) filter.job_id = request->job_id();
+  if (!access_.isAdmin(*peer)) filter.uid = peer->uid;
+  uint64_t after = 0;
+  v1::FaultReport message;
+  while (!context->IsCancelled()) {
+    FaultReportLog::Batch batch = reports_.since(after, filter, 256);
+    for (const FaultRecord& f : batch.faults) {
+      message.Clear();
+      FaultWire::toProto(f, &message);
+      if (!writer->Write(message)) return grpc::Status::OK;
+    }
+    const bool more = batch.last_id != after;
+    after = batch.last_id;
+    if (more) continue;
+    if (!request->follow()) break;
+    reports_.waitForNewer(after, std::chrono::steady_clock::now() + kWatchWakeup);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultsServiceImpl::PeerInfo(grpc::ServerContext*, const v1::PeerInfoRequest*,
+                                         v1::PeerInfoResponse* reply) {
+  reply->set_node(options_.node_name);
+  reply->set_endpoint(options_.peer_endpoint);
   return grpc::Status::OK;
 }
 

@@ -197,6 +197,7 @@ Status JobRegistry::recordProgress(ProgressUpdate update, std::optional<pid_t> c
   rank->second.communicators = std::move(update.communicators);
   rank->second.current_operation = std::move(update.current_operation);
   rank->second.last_report_ns = update.now_ns;
+  rank->second.finalized = rank->second.finalized || update.finalized;
   it->second.record.last_activity_ns = update.now_ns;
   return {};
 }

@@ -40,6 +40,7 @@ struct RankRecord {
   std::string current_operation;
   int64_t registered_ns = 0;   // CLOCK_REALTIME, this daemon's
   int64_t last_report_ns = 0;  // of its last progress report; 0 before the first
+  bool finalized = false;      // its last report came from MPI_Finalize
 };
 
 struct JobRecord {
@@ -69,6 +70,7 @@ struct ProgressUpdate {
   std::vector<CommProgressRecord> communicators;
   std::string current_operation;
   int64_t now_ns = 0;
+  bool finalized = false;
 };
 
 // The MPI jobs whose ranks registered at this daemon: each job's size and

@@ -14,6 +14,7 @@ std::string_view symptomKindName(SymptomKind kind) {
     case SymptomKind::kHeartbeatLost: return "heartbeat_lost";
     case SymptomKind::kThermalAlarm: return "thermal_alarm";
     case SymptomKind::kPowerAlarm: return "power_alarm";
+    case SymptomKind::kRankExited: return "rank_exited";
     case SymptomKind::kUnspecified: break;
   }
   return "unspecified";
@@ -21,7 +22,7 @@ std::string_view symptomKindName(SymptomKind kind) {
 
 bool isKnownSymptomKind(int value) {
   return value >= static_cast<int>(SymptomKind::kResponseTimeout) &&
-         value <= static_cast<int>(SymptomKind::kPowerAlarm);
+         value <= static_cast<int>(SymptomKind::kRankExited);
 }
 
 size_t SymptomRecord::approximateBytes() const {

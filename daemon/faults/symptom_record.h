@@ -18,6 +18,8 @@ enum class SymptomKind : int {
   kHeartbeatLost = 3,
   kThermalAlarm = 4,
   kPowerAlarm = 5,
+  // A rank's process ended without MPI_Finalize (its node's daemon saw it).
+  kRankExited = 6,
 };
 
 // "response_timeout", "mpi_error", ...; "unspecified" for anything else.

@@ -43,6 +43,10 @@ void say(const std::string& line) {
 
 const char* getenvC(const char* name) { return std::getenv(name); }
 
+// MPI_Init waits this long at most for the daemon's PeerInfo; a daemon
+// that is absent answers at once (no socket), one that is stuck costs this.
+constexpr std::chrono::milliseconds kPeerInfoTimeout{300};
+
 // What every rank tells every other at MPI_Init, in one PMPI_Allgather.
 struct NodeRecord {
   char job[64];
@@ -92,12 +96,17 @@ void Agent::initialized() {
   std::string socket = agent->options_.socket_path;
   std::error_code ec;
   if (!socket.empty() && socket[0] != '/') socket = std::filesystem::absolute(socket, ec).string();
+  // The daemon's names win: with --node-name and --listen it says how the
+  // other daemons know it; without, the environment's node and the socket.
+  DaemonLink::PeerInfo daemon = DaemonLink::peerInfo(socket, kPeerInfoTimeout);
+  if (!daemon.node.empty()) agent->options_.node = daemon.node;
+  const std::string endpoint = daemon.endpoint.empty() ? "unix:" + socket : daemon.endpoint;
   NodeRecord mine{};
   std::string job = agent->options_.job_id.empty() ? agent->options_.node + "-" + std::to_string(::getpid())
                                                    : agent->options_.job_id;
   copyInto(mine.job, sizeof mine.job, job);
   copyInto(mine.node, sizeof mine.node, agent->options_.node);
-  copyInto(mine.endpoint, sizeof mine.endpoint, "unix:" + socket);
+  copyInto(mine.endpoint, sizeof mine.endpoint, endpoint);
   mine.pid = static_cast<int32_t>(::getpid());
   std::vector<NodeRecord> records(static_cast<size_t>(agent->world_size_));
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
@@ -123,7 +132,7 @@ void Agent::initialized() {
   Agent* raw = agent.get();
   agent->link_ = std::make_unique<DaemonLink>(socket, agent->options_.heartbeat, [raw] { return raw->progress(); });
   agent->link_->start({job_id, static_cast<uint32_t>(agent->world_rank_), static_cast<uint32_t>(agent->world_size_),
-                       agent->options_.node, "unix:" + socket, mine.pid},
+                       agent->options_.node, endpoint, mine.pid},
                       std::move(nodes), node_leader);
   agent->watchdog_ = std::thread([raw] { raw->watchdog(); });
   holder() = std::move(agent);
@@ -134,7 +143,7 @@ void Agent::finalizing() {
   Agent* agent = active_.exchange(nullptr, std::memory_order_acq_rel);
   if (!agent) return;
   agent->stopWatchdog();
-  if (agent->link_) agent->link_->stop(std::chrono::milliseconds(1000));
+  if (agent->link_) agent->link_->stop(std::chrono::milliseconds(1000), true);
 }
 
 std::optional<size_t> Agent::watch(const Call& call) {

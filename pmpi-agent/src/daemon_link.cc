@@ -54,11 +54,27 @@ void DaemonLink::report(SymptomReport symptom) {
   wake_.notify_all();
 }
 
-void DaemonLink::stop(std::chrono::milliseconds grace) {
+DaemonLink::PeerInfo DaemonLink::peerInfo(const std::string& socket_path, std::chrono::milliseconds timeout) {
+  PeerInfo info;
+  struct stat st {};
+  if (socket_path.empty() || ::stat(socket_path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return info;
+  auto stub = v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + socket_path, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + timeout);
+  v1::PeerInfoResponse reply;
+  if (stub->PeerInfo(&context, v1::PeerInfoRequest(), &reply).ok()) {
+    info.node = reply.node();
+    info.endpoint = reply.endpoint();
+  }
+  return info;
+}
+
+void DaemonLink::stop(std::chrono::milliseconds grace, bool finalized) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_ || !thread_.joinable()) return;
     stopping_ = true;
+    finalized_ = finalized;
   }
   wake_.notify_all();
   // The RPCs have deadlines of their own: the join is bounded by them.
@@ -194,6 +210,7 @@ void DaemonLink::run() {
           c->set_collectives_entered(n);
         }
         report.set_current_operation(snapshot.current_operation);
+        report.set_finalized(stopping && finalized_);
         report.set_timestamp_ns(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count());

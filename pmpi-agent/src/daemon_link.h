@@ -61,7 +61,18 @@ class DaemonLink {
   // Queued (at most a thousand waiting; more are counted and dropped).
   void report(SymptomReport symptom);
   // Sends what is queued within about `grace`, then ends the thread.
-  void stop(std::chrono::milliseconds grace);
+  // `finalized`: the last progress report says the rank called
+  // MPI_Finalize, so its daemon takes its end for a normal one.
+  void stop(std::chrono::milliseconds grace, bool finalized = false);
+
+  // What the node's daemon calls its node and where other daemons reach
+  // it (PeerInfo), asked once at MPI_Init before the ranks exchange their
+  // nodes; empty fields when there is no daemon or it does not answer
+  // within `timeout`.
+  struct PeerInfo {
+    std::string node, endpoint;
+  };
+  static PeerInfo peerInfo(const std::string& socket_path, std::chrono::milliseconds timeout);
 
   struct Rpc;
 
@@ -82,6 +93,7 @@ class DaemonLink {
   std::deque<SymptomReport> queue_;
   uint64_t dropped_ = 0;
   bool stopping_ = false;
+  bool finalized_ = false;
   bool registered_ = false;
   bool said_absent_ = false, said_lost_ = false;
   bool speaks_ = true;

@@ -252,7 +252,9 @@ TEST_F(FaultsServiceTest, ACollectiveTimeoutNamesTheRankThatHasNotArrived) {
   request.set_job_id(kJob);
   v1::RankProgressResponse progress;
   auto context = contextWithDeadline();
-  ASSERT_TRUE(b_->RankProgress(context.get(), request, &progress).ok());
+  auto b_tree = v1::FaultTreeService::NewStub(
+      grpc::CreateChannel("unix:" + node_b_.socket().string(), grpc::InsecureChannelCredentials()));
+  ASSERT_TRUE(b_tree->RankProgress(context.get(), request, &progress).ok());
   ASSERT_EQ(progress.ranks_size(), 2);
   EXPECT_GT(progress.now_ns(), 0);
   EXPECT_EQ(progress.ranks(1).rank(), 3u);
@@ -452,16 +454,18 @@ TEST_F(FaultsServiceTest, BadInputIsRefusedNamingTheProblem) {
   expect(report(*a_, symptom), grpc::StatusCode::NOT_FOUND, "no job 'unknown'");
   v1::RankProgressResponse progress;
   auto context = contextWithDeadline();
-  expect(a_->RankProgress(context.get(), v1::RankProgressRequest(), &progress), grpc::StatusCode::INVALID_ARGUMENT,
+  auto a_tree = v1::FaultTreeService::NewStub(
+      grpc::CreateChannel("unix:" + node_a_.socket().string(), grpc::InsecureChannelCredentials()));
+  expect(a_tree->RankProgress(context.get(), v1::RankProgressRequest(), &progress), grpc::StatusCode::INVALID_ARGUMENT,
          "job_id is empty");
   EXPECT_TRUE(symptoms(*a_).empty());
 
-  // Laid out for the fault tree issue.
+  // No fault was published: the stream ends empty.
   auto faults_context = contextWithDeadline();
   auto faults = a_->WatchFaults(faults_context.get(), v1::WatchFaultsRequest());
   v1::FaultReport fault;
   EXPECT_FALSE(faults->Read(&fault));
-  EXPECT_EQ(faults->Finish().error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_TRUE(faults->Finish().ok());
 }
 
 TEST_F(FaultsServiceTest, AnotherUserMayOnlyActForItsOwnProcessAndSeeItsOwnJobs) {

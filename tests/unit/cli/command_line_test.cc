@@ -226,5 +226,40 @@ TEST(CommandTable, HelpTextsDescribeTheAppsCommands) {
   EXPECT_NE(table.commandHelp(*table.find({"policy", "set"})).find("\"default\""), std::string::npos);
 }
 
+TEST(CommandLine, FaultsCommand) {
+  auto all = parse({"faults"});
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  ASSERT_NE(all->command, nullptr);
+  EXPECT_EQ(all->command->id, CommandId::kFaults);
+  EXPECT_FALSE(all->options.has("job"));
+  EXPECT_FALSE(all->options.has("watch"));
+
+  auto one = parse({"faults", "--job", "j-42", "--watch", "--json"});
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->options.value("job"), "j-42");
+  EXPECT_TRUE(one->options.has("watch"));
+  EXPECT_TRUE(one->global.json);
+
+  EXPECT_EQ(errorOf({"faults", "--job"}),
+            "option '--job' needs a value (JOB) for 'faults'; see 'nodekeeper faults --help'");
+  EXPECT_EQ(errorOf({"faults", "extra"}), "unexpected argument 'extra' for 'faults'; see 'nodekeeper faults --help'");
+}
+
+TEST(CommandTable, HelpTextDescribesTheFaultsCommand) {
+  const CommandTable& table = CommandTable::instance();
+  EXPECT_NE(table.mainHelp().find("\n  faults "), std::string::npos);
+  const CommandSpec* faults = table.find({"faults"});
+  ASSERT_NE(faults, nullptr);
+  std::string help = table.commandHelp(*faults);
+  EXPECT_EQ(help.rfind("usage: nodekeeper [OPTIONS] faults [--job JOB] [--watch]\n", 0), 0u) << help;
+  for (const char* word : {"rank 0", "takes over", "node_down", "process_hang", "process_crash", "network_degraded",
+                           "overheating", "AFTER", "first symptom", "--json"})
+    EXPECT_NE(help.find(word), std::string::npos) << word;
+  // The description fits a terminal, as the others do.
+  const std::string& text = faults->description;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+    EXPECT_LE(end - start, 80u) << text.substr(start, end - start);
+}
+
 }  // namespace
 }  // namespace nk::cli

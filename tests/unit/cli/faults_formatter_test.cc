@@ -147,6 +147,124 @@ TEST_F(FaultsFormatterTest, SymptomJsonIsOneLineOfNdjson) {
   EXPECT_EQ(nlohmann::json::parse(FaultsFormatter::symptomsJson({}))["symptoms"].size(), 0u);
 }
 
+pb::FaultReport sampleFault() {
+  pb::FaultReport f;
+  f.set_fault_id(7);
+  f.set_job_id("job-1");
+  f.set_kind(pb::FAULT_KIND_PROCESS_HANG);
+  f.set_node("b");
+  for (uint32_t r : {0u, 1u, 2u, 3u, 7u}) f.add_ranks(r);
+  f.add_evidence("response_timeout from rank 1@a: MPI_Allreduce (world #5)");
+  f.add_evidence("status probe of b: rank 3 stopped");
+  f.add_evidence("log probe of b: 2 pending");
+  f.set_first_symptom_ns(kThen);
+  f.set_localised_ns(kThen + 1 * kSecond + 234567890);
+  f.set_localised_by("a");
+  f.set_uid(1000);
+  return f;
+}
+
+TEST_F(FaultsFormatterTest, FaultsTextHasARowPerFault) {
+  pb::FaultReport down;
+  down.set_fault_id(12);
+  down.set_job_id("job-2");
+  down.set_kind(pb::FAULT_KIND_NODE_DOWN);
+  down.set_node("c");
+  down.set_localised_by("a");
+  down.set_first_symptom_ns(kThen);
+  down.set_localised_ns(kThen + 250000000);
+  down.add_evidence("two\nlines");
+  pb::FaultReport bare;  // nothing set: every cell still says something
+  bare.set_fault_id(13);
+  std::string text = FaultsFormatter::faultsText({sampleFault(), down, bare});
+  EXPECT_EQ(text,
+            "ID  JOB    KIND          NODE  RANKS   AFTER  BY  EVIDENCE\n"
+            " 7  job-1  process_hang  b     0-3,7  1.235s  a   response_timeout from rank 1@a: MPI_Allreduce (world #5) "
+            "(+2 more)\n"
+            "12  job-2  node_down     c     -      0.250s  a   two lines\n"
+            "13  -      unspecified   -     -           -  -   -\n")
+      << text;
+}
+
+TEST_F(FaultsFormatterTest, NoFaults) {
+  EXPECT_EQ(FaultsFormatter::faultsText({}), "No faults reported.\n");
+  EXPECT_EQ(FaultsFormatter::faultsText({}, "job-9"), "No faults reported for job job-9.\n");
+  EXPECT_EQ(FaultsFormatter::faultsJson({}), "[]\n");
+}
+
+TEST_F(FaultsFormatterTest, AFaultIsOneLineWhenWatched) {
+  EXPECT_EQ(FaultsFormatter::faultLine(sampleFault()),
+            "2024-05-01 12:00:02.357  fault 7  job-1  process_hang  node b  ranks 0-3,7  after 1.235s  by a  "
+            "response_timeout from rank 1@a: MPI_Allreduce (world #5) (+2 more)\n");
+}
+
+TEST_F(FaultsFormatterTest, FaultsJsonIsAnArrayWithExactlyTheKeys) {
+  std::string text = FaultsFormatter::faultsJson({sampleFault(), sampleFault()});
+  auto json = nlohmann::json::parse(text);
+  ASSERT_TRUE(json.is_array());
+  ASSERT_EQ(json.size(), 2u);
+  const auto& f = json[0];
+  std::vector<std::string> keys;
+  const auto ordered = nlohmann::ordered_json::parse(text);
+  for (const auto& item : ordered[0].items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"fault_id", "job_id", "kind", "node", "ranks", "evidence",
+                                            "detected_after_s", "first_symptom_ns", "localised_ns",
+                                            "localised_by"}));
+  EXPECT_EQ(f["fault_id"], 7);
+  EXPECT_EQ(f["job_id"], "job-1");
+  EXPECT_EQ(f["kind"], "process_hang");
+  EXPECT_EQ(f["node"], "b");
+  EXPECT_EQ(f["ranks"], nlohmann::json::array({0, 1, 2, 3, 7}));
+  ASSERT_EQ(f["evidence"].size(), 3u);
+  EXPECT_EQ(f["evidence"][2], "log probe of b: 2 pending");
+  EXPECT_TRUE(f["detected_after_s"].is_number_float());
+  EXPECT_DOUBLE_EQ(f["detected_after_s"].get<double>(), 1.23456789);
+  EXPECT_EQ(f["first_symptom_ns"], kThen);
+  EXPECT_EQ(f["localised_ns"], kThen + 1 * kSecond + 234567890);
+  EXPECT_EQ(f["localised_by"], "a");
+}
+
+TEST_F(FaultsFormatterTest, FaultJsonIsOneLineOfNdjson) {
+  std::string line = FaultsFormatter::faultJson(sampleFault());
+  ASSERT_FALSE(line.empty());
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  auto json = nlohmann::json::parse(line);
+  ASSERT_TRUE(json.is_object());
+  EXPECT_EQ(json["fault_id"], 7);
+  EXPECT_EQ(json["ranks"].size(), 5u);
+  EXPECT_EQ(json.size(), 10u);
+}
+
+TEST_F(FaultsFormatterTest, DetectedAfterIsFromTheFirstSymptom) {
+  pb::FaultReport f = sampleFault();
+  EXPECT_DOUBLE_EQ(FaultsFormatter::detectedAfterS(f), 1.23456789);
+  f.set_localised_ns(f.first_symptom_ns());
+  EXPECT_DOUBLE_EQ(FaultsFormatter::detectedAfterS(f), 0);
+  f.set_localised_ns(kThen - kSecond);  // clocks the wrong way round
+  EXPECT_DOUBLE_EQ(FaultsFormatter::detectedAfterS(f), 0);
+  f = sampleFault();
+  f.set_first_symptom_ns(0);
+  EXPECT_DOUBLE_EQ(FaultsFormatter::detectedAfterS(f), 0);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(FaultsFormatter::faultJson(f))["detected_after_s"].get<double>(), 0);
+  EXPECT_NE(FaultsFormatter::faultsText({f}).find("  -  a  "), std::string::npos);
+  f = sampleFault();
+  f.set_localised_ns(0);
+  EXPECT_DOUBLE_EQ(FaultsFormatter::detectedAfterS(f), 0);
+}
+
+TEST_F(FaultsFormatterTest, FaultKindNames) {
+  EXPECT_EQ(FaultsFormatter::faultKindName(pb::FAULT_KIND_NODE_DOWN), "node_down");
+  EXPECT_EQ(FaultsFormatter::faultKindName(pb::FAULT_KIND_PROCESS_HANG), "process_hang");
+  EXPECT_EQ(FaultsFormatter::faultKindName(pb::FAULT_KIND_PROCESS_CRASH), "process_crash");
+  EXPECT_EQ(FaultsFormatter::faultKindName(pb::FAULT_KIND_NETWORK_DEGRADATION), "network_degraded");
+  EXPECT_EQ(FaultsFormatter::faultKindName(pb::FAULT_KIND_OVERHEATING), "overheating");
+  EXPECT_EQ(FaultsFormatter::faultKindName(pb::FAULT_KIND_UNSPECIFIED), "unspecified");
+  EXPECT_EQ(FaultsFormatter::faultKindName(static_cast<pb::FaultKind>(99)), "unspecified");
+  pb::FaultReport f = sampleFault();
+  f.set_kind(pb::FAULT_KIND_NETWORK_DEGRADATION);
+  EXPECT_EQ(nlohmann::json::parse(FaultsFormatter::faultJson(f))["kind"], "network_degraded");
+}
+
 TEST_F(FaultsFormatterTest, AgesAndTimes) {
   EXPECT_EQ(FaultsFormatter::ageText(0, kThen), "never");
   EXPECT_EQ(FaultsFormatter::ageText(kThen, kThen - kSecond), "0.0 s ago");  // clocks a little apart
@@ -154,6 +272,7 @@ TEST_F(FaultsFormatterTest, AgesAndTimes) {
   EXPECT_EQ(FaultsFormatter::ageText(kThen, kThen + 5400 * kSecond), "1.5 h ago");
   EXPECT_EQ(FaultsFormatter::timeText(kThen), "2024-05-01 12:00:01.123");
   EXPECT_EQ(FaultsFormatter::kindName(pb::SYMPTOM_KIND_POWER_ALARM), "power_alarm");
+  EXPECT_EQ(FaultsFormatter::kindName(pb::SYMPTOM_KIND_RANK_EXITED), "rank_exited");
 }
 
 }  // namespace

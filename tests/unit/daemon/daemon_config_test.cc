@@ -2,9 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "daemon_options.h"
 
@@ -104,7 +109,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 10);
+  EXPECT_EQ(settings, 18);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -117,6 +122,15 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
   EXPECT_EQ(*config->log_level, "info");
   EXPECT_DOUBLE_EQ(*config->dct_interval_ms / 1000.0, defaults.energy.dct_interval_s);
   EXPECT_EQ(*config->dvfs_per_dct, defaults.energy.dvfs_per_dct);
+  EXPECT_EQ(*config->debug_grace_s, defaults.debug_grace_s);
+  EXPECT_EQ(*config->fault_tree_fan_out, defaults.fault_tree_fan_out);
+  EXPECT_EQ(*config->tree_heartbeat_ms, defaults.tree_heartbeat_ms);
+  EXPECT_EQ(*config->tree_heartbeat_misses, defaults.tree_heartbeat_misses);
+  // Unset by default: the example shows a value.
+  EXPECT_TRUE(config->node_name.has_value());
+  EXPECT_TRUE(config->listen.has_value());
+  EXPECT_TRUE(config->peer_token.has_value());
+  EXPECT_TRUE(config->fault_rules.has_value());
 }
 
 TEST(DaemonConfig, EnergyIntervalsFromFileAndFlags) {
@@ -140,6 +154,280 @@ TEST(DaemonConfig, EnergyIntervalsFromFileAndFlags) {
   auto refused = DaemonOptions::fromCommandLine(bad);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("--dvfs-per-dct must be a number between 1 and 100"), std::string::npos);
+}
+
+// A config file for one test, removed with it.
+class TempConfig {
+ public:
+  explicit TempConfig(const std::string& text) {
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            ("nk-daemon-config-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".toml");
+    std::ofstream(path_) << text;
+  }
+  ~TempConfig() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The message of a refused command line (after "nodekeeperd --config /dev/null").
+std::string flagRefusal(std::vector<const char*> flags) {
+  flags.insert(flags.begin(), {"nodekeeperd", "--config", "/dev/null"});
+  auto options = DaemonOptions::fromCommandLine(flags);
+  if (options.ok()) return "(accepted)";
+  return options.error().message;
+}
+
+// The message of a refused config file.
+std::string fileRefusal(const std::string& toml) {
+  auto config = DaemonConfig::parse(toml, "t.toml");
+  if (config.ok()) return "(accepted)";
+  return config.error().message;
+}
+
+TEST(DaemonOptions, FaultTreeDefaults) {
+  const char* argv[] = {"nodekeeperd", "--config", "/dev/null"};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_TRUE(options->node_name.empty());
+  EXPECT_TRUE(options->listen_address.empty());
+  EXPECT_TRUE(options->peer_token_file.empty());
+  EXPECT_TRUE(options->fault_rules_file.empty());
+  EXPECT_EQ(options->fault_tree_fan_out, 4u);
+  EXPECT_EQ(options->tree_heartbeat_ms, 100u);
+  EXPECT_EQ(options->tree_heartbeat_misses, 3u);
+}
+
+TEST(DaemonOptions, FaultTreeFlags) {
+  const char* argv[] = {"nodekeeperd",       "--config",      "/dev/null",
+                        "--node-name",       "node-007.a_b",  "--listen",
+                        "10.1.0.7:7400",     "--peer-token",  "/etc/nk/token",
+                        "--fault-rules=/etc/nk/rules.conf",   "--fault-tree-fan-out", "8",
+                        "--tree-heartbeat-ms=250",            "--tree-heartbeat-misses", "5"};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->node_name, "node-007.a_b");
+  EXPECT_EQ(options->listen_address, "10.1.0.7:7400");
+  EXPECT_EQ(options->peer_token_file, "/etc/nk/token");
+  EXPECT_EQ(options->fault_rules_file, "/etc/nk/rules.conf");
+  EXPECT_EQ(options->fault_tree_fan_out, 8u);
+  EXPECT_EQ(options->tree_heartbeat_ms, 250u);
+  EXPECT_EQ(options->tree_heartbeat_misses, 5u);
+}
+
+TEST(DaemonConfig, FaultTreeKeys) {
+  auto config = DaemonConfig::parse(R"(
+node_name = "n1"
+listen = "[fd00::7]:7400"
+peer_token = "/etc/nk/token"
+fault_rules = "/etc/nk/rules.conf"
+fault_tree_fan_out = 16
+tree_heartbeat_ms = 500
+tree_heartbeat_misses = 10
+)", "t.toml");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(*config->node_name, "n1");
+  EXPECT_EQ(*config->listen, "[fd00::7]:7400");
+  EXPECT_EQ(*config->peer_token, "/etc/nk/token");
+  EXPECT_EQ(*config->fault_rules, "/etc/nk/rules.conf");
+  EXPECT_EQ(*config->fault_tree_fan_out, 16u);
+  EXPECT_EQ(*config->tree_heartbeat_ms, 500u);
+  EXPECT_EQ(*config->tree_heartbeat_misses, 10u);
+
+  // Through the daemon's options, from a file.
+  TempConfig file(R"(
+node_name = "n1"
+listen = "node007.cluster:7400"
+peer_token = "/etc/nk/token"
+fault_rules = "/etc/nk/rules.conf"
+fault_tree_fan_out = 16
+tree_heartbeat_ms = 500
+tree_heartbeat_misses = 10
+)");
+  std::string path = file.path();
+  const char* argv[] = {"nodekeeperd", "--config", path.c_str()};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->node_name, "n1");
+  EXPECT_EQ(options->listen_address, "node007.cluster:7400");
+  EXPECT_EQ(options->peer_token_file, "/etc/nk/token");
+  EXPECT_EQ(options->fault_rules_file, "/etc/nk/rules.conf");
+  EXPECT_EQ(options->fault_tree_fan_out, 16u);
+  EXPECT_EQ(options->tree_heartbeat_ms, 500u);
+  EXPECT_EQ(options->tree_heartbeat_misses, 10u);
+}
+
+TEST(DaemonOptions, FaultTreeFlagsBeatTheConfig) {
+  TempConfig file(R"(
+node_name = "from-file"
+listen = "10.0.0.1:7400"
+peer_token = "/file/token"
+fault_rules = "/file/rules"
+fault_tree_fan_out = 16
+tree_heartbeat_ms = 500
+tree_heartbeat_misses = 10
+)");
+  std::string path = file.path();
+  const char* argv[] = {"nodekeeperd",          "--config",      path.c_str(),
+                        "--node-name",          "from-flags",    "--listen",
+                        "[::1]:7500",           "--peer-token",  "/flag/token",
+                        "--fault-rules",        "/flag/rules",   "--fault-tree-fan-out", "2",
+                        "--tree-heartbeat-ms",  "20",            "--tree-heartbeat-misses", "1"};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->node_name, "from-flags");
+  EXPECT_EQ(options->listen_address, "[::1]:7500");
+  EXPECT_EQ(options->peer_token_file, "/flag/token");
+  EXPECT_EQ(options->fault_rules_file, "/flag/rules");
+  EXPECT_EQ(options->fault_tree_fan_out, 2u);
+  EXPECT_EQ(options->tree_heartbeat_ms, 20u);
+  EXPECT_EQ(options->tree_heartbeat_misses, 1u);
+
+  // What the flags leave alone comes from the file.
+  const char* some[] = {"nodekeeperd", "--config", path.c_str(), "--tree-heartbeat-ms", "30"};
+  auto mixed = DaemonOptions::fromCommandLine(some);
+  ASSERT_TRUE(mixed.ok()) << mixed.error().message;
+  EXPECT_EQ(mixed->tree_heartbeat_ms, 30u);
+  EXPECT_EQ(mixed->node_name, "from-file");
+  EXPECT_EQ(mixed->listen_address, "10.0.0.1:7400");
+  EXPECT_EQ(mixed->peer_token_file, "/file/token");
+  EXPECT_EQ(mixed->fault_tree_fan_out, 16u);
+  EXPECT_EQ(mixed->tree_heartbeat_misses, 10u);
+}
+
+TEST(DaemonOptions, RejectsBadNodeNames) {
+  std::string space = flagRefusal({"--node-name", "node 7"});
+  EXPECT_TRUE(contains(space, "--node-name 'node 7' contains a space")) << space;
+  EXPECT_TRUE(contains(space, "1 to 63 characters of A-Z, a-z, 0-9, '.', '_' and '-'")) << space;
+  std::string slash = flagRefusal({"--node-name", "a/b"});
+  EXPECT_TRUE(contains(slash, "--node-name 'a/b' contains '/'")) << slash;
+  std::string control = flagRefusal({"--node-name", "a\tb"});
+  EXPECT_TRUE(contains(control, "'a\\x09b' contains '\\x09'")) << control;
+  std::string long_name(64, 'n');
+  std::string too_long = flagRefusal({"--node-name", long_name.c_str()});
+  EXPECT_TRUE(contains(too_long, "--node-name '" + long_name + "' is 64 bytes long")) << too_long;
+  EXPECT_TRUE(contains(flagRefusal({"--node-name="}), "--node-name needs a value"));
+  EXPECT_EQ(flagRefusal({"--node-name", std::string(63, 'n').c_str()}), "(accepted)");
+
+  std::string in_file = fileRefusal("\nnode_name = \"node 7\"\n");
+  EXPECT_TRUE(contains(in_file, "t.toml:2")) << in_file;
+  EXPECT_TRUE(contains(in_file, "node_name 'node 7' contains a space")) << in_file;
+  std::string empty = fileRefusal("node_name = \"\"\n");
+  EXPECT_TRUE(contains(empty, "'node_name' must not be empty")) << empty;
+  std::string not_string = fileRefusal("node_name = 7\n");
+  EXPECT_TRUE(contains(not_string, "'node_name' must be a string")) << not_string;
+}
+
+TEST(DaemonOptions, RejectsBadListenAddresses) {
+  struct Case {
+    const char* address;
+    const char* complaint;
+  };
+  const Case cases[] = {
+      {"10.0.0.1", "'10.0.0.1': no port"},
+      {"10.0.0.1:", "'10.0.0.1:': no port"},
+      {":7400", "':7400': no host"},
+      {"10.0.0.1:0", "port 0 is not allowed: peers must know the port"},
+      {"10.0.0.1:65536", "port 65536 is above 65535"},
+      {"10.0.0.1:99999999999", "port 99999999999 is above 65535"},
+      {"10.0.0.1:http", "port 'http' is not a number"},
+      {"10.0.0.1:-1", "port '-1' is not a number"},
+      {"10.0.0.1:74 00", "port '74 00' is not a number"},
+      {"10.0.0.256:7400", "'10.0.0.256' is not an IPv4 address"},
+      {"10.0.0:7400", "'10.0.0' is not an IPv4 address"},
+      {"::1:7400", "an IPv6 address must be in brackets"},
+      {"[::1:7400", "no ']' closes the IPv6 address"},
+      {"[::1]7400", "':' must follow the ']'"},
+      {"[::1]", "'[::1]': no port"},
+      {"[10.0.0.1]:7400", "'10.0.0.1' is not an IPv6 address"},
+      {"[fd00::zz]:7400", "'fd00::zz' is not an IPv6 address"},
+      {"node_7:7400", "'node_7' is not a host name"},
+      {"-node:7400", "'-node' is not a host name"},
+      {"node..cluster:7400", "'node..cluster' is not a host name"},
+  };
+  for (const auto& c : cases) {
+    std::string flag = flagRefusal({"--listen", c.address, "--peer-token", "/t"});
+    EXPECT_TRUE(contains(flag, std::string("--listen '") + c.address + "'")) << flag;
+    EXPECT_TRUE(contains(flag, c.complaint)) << c.address << ": " << flag;
+    EXPECT_TRUE(contains(flag, "expected HOST:PORT")) << flag;
+    std::string key = fileRefusal(std::string("listen = \"") + c.address + "\"\n");
+    EXPECT_TRUE(contains(key, std::string("t.toml:1:10: listen '") + c.address + "'")) << key;
+    EXPECT_TRUE(contains(key, c.complaint)) << c.address << ": " << key;
+    EXPECT_TRUE(contains(key, "expected HOST:PORT")) << key;
+  }
+  for (const char* good : {"10.1.0.7:7400", "0.0.0.0:1", "[::]:65535", "[fd00::7]:7400", "[::ffff:10.0.0.1]:7400",
+                           "node007:7400", "node-7.cluster.example:7400", "localhost:7400"}) {
+    EXPECT_EQ(flagRefusal({"--listen", good, "--peer-token", "/t"}), "(accepted)") << good;
+    EXPECT_EQ(fileRefusal(std::string("listen = \"") + good + "\"\n"), "(accepted)") << good;
+  }
+}
+
+TEST(DaemonOptions, RejectsFaultTreeNumbersOutOfRange) {
+  struct Case {
+    const char* flag;
+    const char* key;
+    const char* low;
+    const char* high;
+    const char* range;
+  };
+  const Case cases[] = {
+      {"--fault-tree-fan-out", "fault_tree_fan_out", "0", "65", "between 1 and 64"},
+      {"--tree-heartbeat-ms", "tree_heartbeat_ms", "9", "60001", "between 10 and 60000"},
+      {"--tree-heartbeat-misses", "tree_heartbeat_misses", "0", "101", "between 1 and 100"},
+  };
+  for (const auto& c : cases) {
+    for (const char* bad : {c.low, c.high, "many"}) {
+      std::string flag = flagRefusal({c.flag, bad});
+      EXPECT_EQ(flag, std::string(c.flag) + " must be a number " + c.range + ", not '" + bad + "'");
+    }
+    for (const char* bad : {c.low, c.high}) {
+      std::string key = fileRefusal(std::string(c.key) + " = " + bad + "\n");
+      EXPECT_TRUE(contains(key, std::string(c.key) + " must be " + c.range + ", not " + bad)) << key;
+    }
+    std::string type = fileRefusal(std::string(c.key) + " = \"4\"\n");
+    EXPECT_TRUE(contains(type, std::string("'") + c.key + "' must be an integer")) << type;
+  }
+  EXPECT_EQ(
+      flagRefusal({"--fault-tree-fan-out", "1", "--tree-heartbeat-ms", "60000", "--tree-heartbeat-misses", "100"}),
+      "(accepted)");
+}
+
+TEST(DaemonOptions, ListenNeedsAPeerToken) {
+  EXPECT_EQ(flagRefusal({"--listen", "10.0.0.1:7400"}), "--listen needs --peer-token FILE: peers must authenticate");
+  // A token without --listen: the daemon still sends it to peers.
+  EXPECT_EQ(flagRefusal({"--peer-token", "/etc/nk/token"}), "(accepted)");
+  EXPECT_EQ(flagRefusal({"--listen", "10.0.0.1:7400", "--peer-token", "/etc/nk/token"}), "(accepted)");
+  EXPECT_TRUE(contains(flagRefusal({"--peer-token="}), "--peer-token needs a value"));
+
+  // The same from the config file, or half from each.
+  TempConfig listen_only("listen = \"10.0.0.1:7400\"\n");
+  std::string path = listen_only.path();
+  const char* no_token[] = {"nodekeeperd", "--config", path.c_str()};
+  auto refused = DaemonOptions::fromCommandLine(no_token);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "listen in " + path + " needs peer_token there or --peer-token FILE: peers must authenticate");
+  const char* token_flag[] = {"nodekeeperd", "--config", path.c_str(), "--peer-token", "/t"};
+  EXPECT_TRUE(DaemonOptions::fromCommandLine(token_flag).ok());
+  TempConfig token_only("peer_token = \"/t\"\n");
+  std::string token_path = token_only.path();
+  const char* listen_flag[] = {"nodekeeperd", "--config", token_path.c_str(), "--listen", "10.0.0.1:7400"};
+  EXPECT_TRUE(DaemonOptions::fromCommandLine(listen_flag).ok());
+}
+
+TEST(DaemonOptions, HelpExplainsTheFaultTreeFlags) {
+  std::string help = DaemonOptions::helpText();
+  EXPECT_TRUE(contains(help, "Fault localisation tree:"));
+  for (const char* flag : {"--node-name NAME", "--listen ADDR:PORT", "--peer-token FILE", "--fault-rules FILE",
+                           "--fault-tree-fan-out N", "--tree-heartbeat-ms N", "--tree-heartbeat-misses N"})
+    EXPECT_TRUE(contains(help, flag)) << flag;
 }
 
 }  // namespace

@@ -120,7 +120,9 @@ TEST(SymptomRecord, DescribesItselfOnOneLine) {
   EXPECT_EQ(symptomKindName(SymptomKind::kMpiError), "mpi_error");
   EXPECT_FALSE(isKnownSymptomKind(0));
   EXPECT_TRUE(isKnownSymptomKind(5));
-  EXPECT_FALSE(isKnownSymptomKind(6));
+  EXPECT_TRUE(isKnownSymptomKind(6));
+  EXPECT_EQ(symptomKindName(SymptomKind::kRankExited), "rank_exited");
+  EXPECT_FALSE(isKnownSymptomKind(7));
 }
 
 }  // namespace

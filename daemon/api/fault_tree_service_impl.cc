@@ -1,0 +1,170 @@
+#include "api/fault_tree_service_impl.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <grpcpp/grpcpp.h>
+
+#include "api/fault_wire.h"
+#include "faults/fault_tree_coordinator.h"
+#include "faults/job_registry.h"
+#include "message_log.h"
+
+namespace v1 = nodekeeper::v1;
+
+namespace nk {
+
+namespace {
+
+constexpr size_t kMaxTextBytes = 4096;
+constexpr size_t kMaxLogEntries = 1000;
+// A message that took longer than this counts as pending for the log probe.
+constexpr int64_t kSlowMessageNs = 1'000'000'000;
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
+
+// The entries of one rank's message log, read from the file its agent maps.
+std::vector<pmpi::MessageLog::Entry> readLog(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st {};
+  std::vector<pmpi::MessageLog::Entry> entries;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) {
+      entries = pmpi::MessageLog::read(std::span(static_cast<const std::byte*>(p), static_cast<size_t>(st.st_size)));
+      ::munmap(p, static_cast<size_t>(st.st_size));
+    }
+  }
+  ::close(fd);
+  return entries;
+}
+
+}  // namespace
+
+FaultTreeServiceImpl::FaultTreeServiceImpl(JobRegistry& jobs, FaultTreeCoordinator& coordinator,
+                                           const PeerToken& token, std::string node_name,
+                                           std::filesystem::path message_log_dir)
+    : jobs_(jobs),
+      coordinator_(coordinator),
+      token_(token),
+      node_name_(std::move(node_name)),
+      message_log_dir_(std::move(message_log_dir)) {}
+
+// Progress is no secret among the job's daemons; the token keeps others out.
+grpc::Status FaultTreeServiceImpl::RankProgress(grpc::ServerContext* context, const v1::RankProgressRequest* request,
+                                                v1::RankProgressResponse* reply) {
+  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (request->job_id().empty()) return invalid("job_id is empty");
+  auto job = jobs_.job(request->job_id());
+  reply->set_now_ns(nowNs());
+  if (!job) return grpc::Status::OK;  // no rank of it here (yet, or any more)
+  for (const RankRecord& rank : job->ranks) {
+    v1::RankState* out = reply->add_ranks();
+    out->set_rank(rank.rank);
+    out->set_node(rank.node);
+    out->set_pid(rank.pid);
+    for (const auto& c : rank.communicators) {
+      v1::CommProgress* comm = out->add_communicators();
+      comm->set_communicator(c.communicator);
+      comm->set_collectives_entered(c.collectives_entered);
+    }
+    out->set_current_operation(rank.current_operation);
+    out->set_last_report_ns(rank.last_report_ns);
+    out->set_process_state(std::string(processStateName(jobs_.stateOf(rank))));
+    out->set_finalized(rank.finalized);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultTreeServiceImpl::Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
+                                             v1::HeartbeatResponse* reply) {
+  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (request->job_id().empty() || request->node().empty()) return invalid("job_id and node must be set");
+  // A heartbeat for a job this node has no tree of (it restarted, or its
+  // ranks have not registered yet) is answered all the same: this daemon
+  // is alive, which is what the sender asks.
+  reply->set_known_job(coordinator_.heartbeat(request->job_id(), request->node(), request->leaving()));
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultTreeServiceImpl::ForwardSymptom(grpc::ServerContext* context, const v1::Symptom* request,
+                                                  v1::ReportSymptomResponse* reply) {
+  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (request->job_id().empty()) return invalid("job_id is empty");
+  if (!isKnownSymptomKind(request->kind()) || request->kind() == v1::SYMPTOM_KIND_UNSPECIFIED)
+    return invalid("kind " + std::to_string(request->kind()) + " is not a symptom kind");
+  if (request->detail().size() > kMaxTextBytes || request->suspect_node().size() > kMaxTextBytes)
+    return invalid("detail or suspect_node is longer than " + std::to_string(kMaxTextBytes) + " bytes");
+  std::string self = coordinator_.selfIn(request->job_id());
+  if (self.empty())
+    return {grpc::StatusCode::NOT_FOUND, "node " + node_name_ + " has no fault tree for job '" + request->job_id() +
+                                             "' (no node list for it, or it ended here)"};
+  if (!coordinator_.inTree(request->job_id(), request->suspect_node()))
+    return {grpc::StatusCode::NOT_FOUND, "suspect node '" + request->suspect_node() + "' is not a node of job '" +
+                                             request->job_id() + "'"};
+  reply->set_accepted(coordinator_.receive(FaultWire::fromProto(*request)));
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultTreeServiceImpl::ResponseProbe(grpc::ServerContext* context, const v1::ProbeRequest*,
+                                                 v1::ProbeResponse* reply) {
+  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  reply->set_alive(true);
+  reply->set_node(node_name_);
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultTreeServiceImpl::StatusProbe(grpc::ServerContext* context, const v1::ProbeRequest* request,
+                                               v1::StatusProbeResponse* reply) {
+  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  FaultWire::toProto(coordinator_.localStatus(request->job_id()), reply);
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultTreeServiceImpl::LogProbe(grpc::ServerContext* context, const v1::LogProbeRequest* request,
+                                            v1::LogProbeResponse* reply) {
+  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (request->job_id().empty()) return invalid("job_id is empty");
+  if (request->to_ns() != 0 && request->to_ns() < request->from_ns()) return invalid("to_ns is before from_ns");
+  auto job = jobs_.job(request->job_id());
+  if (!job) return grpc::Status::OK;
+  uint32_t pending = 0;
+  for (const RankRecord& rank : job->ranks) {
+    auto path = message_log_dir_ / ("nodekeeper-pmpi-" + std::to_string(rank.pid) + ".log");
+    for (const auto& e : readLog(path)) {
+      if (e.end_ns < request->from_ns() || (request->to_ns() != 0 && e.start_ns > request->to_ns())) continue;
+      const bool failed = e.outcome != 0 || e.end_ns - e.start_ns > kSlowMessageNs;
+      if (failed) ++pending;
+      if (reply->entries_size() >= static_cast<int>(kMaxLogEntries)) continue;
+      char line[256];
+      std::snprintf(line, sizeof line, "rank %u %s peer %d tag %d %llu B %.3f ms rc %d%s", rank.rank,
+                    e.operation.c_str(), e.peer, e.tag, static_cast<unsigned long long>(e.bytes),
+                    static_cast<double>(e.end_ns - e.start_ns) / 1e6, e.outcome, failed ? " (pending)" : "");
+      reply->add_entries(line);
+    }
+  }
+  reply->set_pending(pending);
+  return grpc::Status::OK;
+}
+
+grpc::Status FaultTreeServiceImpl::PublishFault(grpc::ServerContext* context, const v1::FaultReport* request,
+                                                v1::PublishFaultResponse* reply) {
+  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (request->job_id().empty() || request->node().empty()) return invalid("job_id and node must be set");
+  if (request->kind() <= v1::FAULT_KIND_UNSPECIFIED || request->kind() > v1::FAULT_KIND_OVERHEATING)
+    return invalid("kind " + std::to_string(request->kind()) + " is not a fault kind");
+  reply->set_new_fault(coordinator_.publish(FaultWire::fromProto(*request)).has_value());
+  return grpc::Status::OK;
+}
+
+}  // namespace nk

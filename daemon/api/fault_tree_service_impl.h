@@ -1,0 +1,49 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "api/peer_token.h"
+#include "nodekeeper/v1/faults.grpc.pb.h"
+
+namespace nk {
+
+class FaultTreeCoordinator;
+class JobRegistry;
+
+// FaultTreeService, what other daemons of a job's fault tree ask of this
+// one: heartbeats, symptoms TFD sends here, the three probes, faults to
+// publish as root, and the progress of this node's ranks. Served on TCP
+// (--listen) and on the Unix socket; every call must carry the peer token
+// when the daemon has one.
+class FaultTreeServiceImpl final : public nodekeeper::v1::FaultTreeService::Service {
+ public:
+  // `message_log_dir`: where the PMPI agents map their message logs
+  // (nodekeeper-pmpi-<pid>.log), for the log probe.
+  FaultTreeServiceImpl(JobRegistry& jobs, FaultTreeCoordinator& coordinator, const PeerToken& token,
+                       std::string node_name, std::filesystem::path message_log_dir = "/dev/shm");
+
+  grpc::Status RankProgress(grpc::ServerContext*, const nodekeeper::v1::RankProgressRequest*,
+                            nodekeeper::v1::RankProgressResponse*) override;
+  grpc::Status Heartbeat(grpc::ServerContext*, const nodekeeper::v1::HeartbeatRequest*,
+                         nodekeeper::v1::HeartbeatResponse*) override;
+  grpc::Status ForwardSymptom(grpc::ServerContext*, const nodekeeper::v1::Symptom*,
+                              nodekeeper::v1::ReportSymptomResponse*) override;
+  grpc::Status ResponseProbe(grpc::ServerContext*, const nodekeeper::v1::ProbeRequest*,
+                             nodekeeper::v1::ProbeResponse*) override;
+  grpc::Status StatusProbe(grpc::ServerContext*, const nodekeeper::v1::ProbeRequest*,
+                           nodekeeper::v1::StatusProbeResponse*) override;
+  grpc::Status LogProbe(grpc::ServerContext*, const nodekeeper::v1::LogProbeRequest*,
+                        nodekeeper::v1::LogProbeResponse*) override;
+  grpc::Status PublishFault(grpc::ServerContext*, const nodekeeper::v1::FaultReport*,
+                            nodekeeper::v1::PublishFaultResponse*) override;
+
+ private:
+  JobRegistry& jobs_;
+  FaultTreeCoordinator& coordinator_;
+  const PeerToken& token_;
+  std::string node_name_;
+  std::filesystem::path message_log_dir_;
+};
+
+}  // namespace nk

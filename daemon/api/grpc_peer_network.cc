@@ -1,0 +1,168 @@
+#include "api/grpc_peer_network.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <thread>
+
+#include "api/fault_wire.h"
+#include "nodekeeper/v1/faults.grpc.pb.h"
+
+namespace v1 = nodekeeper::v1;
+
+namespace nk {
+
+namespace {
+
+// Endpoints come from what ranks send: the cache is bounded.
+constexpr size_t kMaxChannels = 4096;
+
+PeerNetwork::Delivery deliveryOf(const grpc::Status& status) {
+  if (status.ok()) return PeerNetwork::Delivery::kAccepted;
+  // An answer that refuses (bad token, unknown job) is still an answer: the
+  // node is alive, it just will not take this.
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::CANCELLED:
+      return PeerNetwork::Delivery::kUnreachable;
+    default:
+      return PeerNetwork::Delivery::kOverloaded;
+  }
+}
+
+}  // namespace
+
+void GrpcPeerNetwork::setEndpoint(const std::string& node, const std::string& endpoint) {
+  std::lock_guard lock(mutex_);
+  endpoints_[node] = endpoint;
+}
+
+std::string GrpcPeerNetwork::endpointOf(std::string_view node) const {
+  std::lock_guard lock(mutex_);
+  auto it = endpoints_.find(node);
+  return it == endpoints_.end() ? std::string() : it->second;
+}
+
+std::shared_ptr<grpc::Channel> GrpcPeerNetwork::channelTo(const std::string& endpoint) {
+  std::lock_guard lock(mutex_);
+  auto it = channels_.find(endpoint);
+  if (it != channels_.end()) return it->second;
+  if (channels_.size() >= kMaxChannels) channels_.clear();
+  grpc::ChannelArguments args;
+  // A daemon that restarts should be reached at the next heartbeat, not
+  // after gRPC's default backoff of up to two minutes.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 50);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+  auto channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+  channels_.emplace(endpoint, channel);
+  return channel;
+}
+
+namespace {
+
+template <typename Call>
+grpc::Status callPeer(GrpcPeerNetwork& network, std::string_view node, std::chrono::milliseconds deadline, Call call) {
+  std::string endpoint = network.endpointOf(node);
+  if (endpoint.empty())
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no endpoint known for node " + std::string(node));
+  auto stub = v1::FaultTreeService::NewStub(network.channelTo(endpoint));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline);
+  network.token().attach(context);
+  return call(*stub, context);
+}
+
+}  // namespace
+
+PeerNetwork::Delivery GrpcPeerNetwork::forwardSymptom(std::string_view node, const SymptomRecord& symptom) {
+  v1::Symptom request;
+  FaultWire::toProto(symptom, &request);
+  v1::ReportSymptomResponse reply;
+  grpc::Status status = callPeer(*this, node, options_.message_deadline, [&](auto& stub, auto& context) {
+    return stub.ForwardSymptom(&context, request, &reply);
+  });
+  if (status.ok() && !reply.accepted()) return Delivery::kOverloaded;
+  return deliveryOf(status);
+}
+
+PeerNetwork::Delivery GrpcPeerNetwork::publishFault(std::string_view node, const FaultRecord& fault) {
+  v1::FaultReport request;
+  FaultWire::toProto(fault, &request);
+  v1::PublishFaultResponse reply;
+  grpc::Status status = callPeer(*this, node, options_.message_deadline, [&](auto& stub, auto& context) {
+    return stub.PublishFault(&context, request, &reply);
+  });
+  return deliveryOf(status);
+}
+
+PeerNetwork::Delivery GrpcPeerNetwork::heartbeat(std::string_view node, std::string_view job_id,
+                                                 std::string_view from, bool leaving) {
+  v1::HeartbeatRequest request;
+  request.set_job_id(std::string(job_id));
+  request.set_node(std::string(from));
+  request.set_leaving(leaving);
+  v1::HeartbeatResponse reply;
+  grpc::Status status = callPeer(*this, node, options_.heartbeat_deadline, [&](auto& stub, auto& context) {
+    return stub.Heartbeat(&context, request, &reply);
+  });
+  return deliveryOf(status);
+}
+
+ResponseFindings GrpcPeerNetwork::responseProbe(std::string_view node, size_t attempts) {
+  ResponseFindings findings;
+  v1::ProbeRequest request;
+  request.set_node(std::string(node));
+  for (size_t i = 0; i < attempts; ++i) {
+    ++findings.attempts;
+    v1::ProbeResponse reply;
+    auto start = std::chrono::steady_clock::now();
+    grpc::Status status = callPeer(*this, node, options_.probe_deadline, [&](auto& stub, auto& context) {
+      return stub.ResponseProbe(&context, request, &reply);
+    });
+    auto rtt = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    if (deliveryOf(status) == Delivery::kUnreachable) {
+      // A refused connection comes back at once: wait a little before the
+      // next attempt, so that a daemon restarting is not judged in 1 ms.
+      if (i + 1 < attempts && rtt < options_.probe_deadline / 4)
+        std::this_thread::sleep_for(options_.probe_deadline / 4 - rtt);
+      continue;
+    }
+    ++findings.answered;
+    if (findings.best_rtt.count() == 0 || rtt < findings.best_rtt) findings.best_rtt = rtt;
+  }
+  return findings;
+}
+
+StatusFindings GrpcPeerNetwork::statusProbe(std::string_view job_id, std::string_view node) {
+  v1::ProbeRequest request;
+  request.set_job_id(std::string(job_id));
+  request.set_node(std::string(node));
+  v1::StatusProbeResponse reply;
+  grpc::Status status = callPeer(*this, node, options_.probe_deadline, [&](auto& stub, auto& context) {
+    return stub.StatusProbe(&context, request, &reply);
+  });
+  if (!status.ok()) return {};
+  return FaultWire::fromProto(reply);
+}
+
+LogFindings GrpcPeerNetwork::logProbe(std::string_view job_id, std::string_view node, int64_t from_ns,
+                                      int64_t to_ns) {
+  v1::LogProbeRequest request;
+  request.set_job_id(std::string(job_id));
+  request.set_node(std::string(node));
+  request.set_from_ns(from_ns);
+  request.set_to_ns(to_ns);
+  v1::LogProbeResponse reply;
+  grpc::Status status = callPeer(*this, node, options_.probe_deadline, [&](auto& stub, auto& context) {
+    return stub.LogProbe(&context, request, &reply);
+  });
+  LogFindings findings;
+  if (!status.ok()) return findings;
+  findings.answered = true;
+  findings.entries.assign(reply.entries().begin(), reply.entries().end());
+  findings.pending = reply.pending();
+  return findings;
+}
+
+}  // namespace nk

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "api/peer_token.h"
+#include "faults/peer_network.h"
+#include "faults/prober.h"
+
+namespace grpc {
+class Channel;
+}
+
+namespace nk {
+
+// The fault tree's messages and probes as FaultTreeService calls to other
+// daemons, over TCP ("host:port") or a Unix socket ("unix:PATH"), each with
+// the peer token and its own deadline. Nodes are found by name in the
+// endpoints the jobs' node lists gave (the latest wins).
+class GrpcPeerNetwork final : public PeerNetwork, public Prober {
+ public:
+  struct Options {
+    std::chrono::milliseconds heartbeat_deadline{100};
+    std::chrono::milliseconds message_deadline{500};  // symptoms and faults
+    std::chrono::milliseconds probe_deadline{250};    // each probe attempt
+  };
+
+  GrpcPeerNetwork(PeerToken token, Options options) : token_(std::move(token)), options_(options) {}
+
+  void setEndpoint(const std::string& node, const std::string& endpoint);
+  std::string endpointOf(std::string_view node) const;
+  // Kept per endpoint; reconnects quickly after a peer restarts.
+  std::shared_ptr<grpc::Channel> channelTo(const std::string& endpoint);
+  const PeerToken& token() const { return token_; }
+
+  Delivery forwardSymptom(std::string_view node, const SymptomRecord& symptom) override;
+  Delivery publishFault(std::string_view node, const FaultRecord& fault) override;
+  Delivery heartbeat(std::string_view node, std::string_view job_id, std::string_view from, bool leaving) override;
+
+  ResponseFindings responseProbe(std::string_view node, size_t attempts) override;
+  StatusFindings statusProbe(std::string_view job_id, std::string_view node) override;
+  LogFindings logProbe(std::string_view job_id, std::string_view node, int64_t from_ns, int64_t to_ns) override;
+
+ private:
+  PeerToken token_;
+  Options options_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string, std::less<>> endpoints_;
+  std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
+};
+
+}  // namespace nk

@@ -1,0 +1,291 @@
+#include "faults/fault_localiser.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace nk {
+
+namespace {
+
+std::vector<std::string> splitNodes(const std::string& joined) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= joined.size()) {
+    size_t comma = joined.find(',', start);
+    if (comma == std::string::npos) comma = joined.size();
+    if (comma > start) out.push_back(joined.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+FaultLocaliser::FaultLocaliser(std::string job_id, uid_t uid, FaultTree tree, std::string self, Settings settings,
+                               std::shared_ptr<const FaultRuleBase> rules, PeerNetwork& network, Prober& prober,
+                               FaultSink report)
+    : job_id_(std::move(job_id)),
+      uid_(uid),
+      tree_(std::move(tree)),
+      self_(std::move(self)),
+      self_index_(tree_.indexOf(self_).value_or(0)),
+      settings_(settings),
+      rules_(std::move(rules)),
+      network_(network),
+      prober_(prober),
+      report_(std::move(report)) {}
+
+int64_t FaultLocaliser::heartbeatTimeoutNs() const {
+  return static_cast<int64_t>(settings_.heartbeat_misses) *
+         std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
+}
+
+bool FaultLocaliser::reachable(const std::string& node, int64_t now_ns) const {
+  if (down_.count(node)) return false;
+  auto it = unreachable_until_.find(node);
+  return it == unreachable_until_.end() || it->second <= now_ns;
+}
+
+void FaultLocaliser::markUnreachable(const std::string& node, int64_t now_ns) {
+  unreachable_until_[node] =
+      now_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.unreachable_hold).count();
+}
+
+std::vector<size_t> FaultLocaliser::heartbeatTargets() const {
+  // The FLN, then the SFLNs; when every ancestor is gone, whoever reports
+  // in the root's place, so that this node stays watched.
+  std::vector<size_t> targets = tree_.ancestors(self_index_);
+  for (size_t r : tree_.reporters())
+    if (r != self_index_ && std::find(targets.begin(), targets.end(), r) == targets.end()) targets.push_back(r);
+  return targets;
+}
+
+std::string FaultLocaliser::currentParent() const {
+  if (self_index_ == tree_.root() && current_parent_.empty()) return "";
+  return current_parent_.empty() && self_index_ != tree_.root() ? tree_.name(tree_.parent(self_index_))
+                                                                 : current_parent_;
+}
+
+bool FaultLocaliser::detect(SymptomRecord symptom, int64_t now_ns) {
+  ++counters_.symptoms_detected;
+  bool any = false;
+  for (const std::string& suspect : splitNodes(symptom.suspect_node)) {
+    auto suspect_index = tree_.indexOf(suspect);
+    if (!suspect_index) continue;
+    any = true;
+    if (blamed_.count(suspect)) continue;  // already found: nothing for TFA to add
+    SymptomRecord copy = symptom;
+    copy.suspect_node = suspect;
+    bool taken = false;
+    // Algorithm 1: the suspect's FLN if it is available, else its SFLNs in
+    // turn, the root last.
+    for (size_t localiser : tree_.localisers(*suspect_index)) {
+      const std::string& name = tree_.name(localiser);
+      if (localiser == self_index_) {
+        receive(copy, now_ns);
+        taken = true;
+        break;
+      }
+      if (!reachable(name, now_ns)) continue;
+      PeerNetwork::Delivery delivery = network_.forwardSymptom(name, copy);
+      if (delivery == PeerNetwork::Delivery::kAccepted) {
+        ++counters_.symptoms_forwarded;
+        taken = true;
+        break;
+      }
+      if (delivery == PeerNetwork::Delivery::kUnreachable) markUnreachable(name, now_ns);
+    }
+    // No localiser of the suspect took it: the node that saw it analyses
+    // it rather than lose it.
+    if (!taken) receive(std::move(copy), now_ns);
+  }
+  return any;
+}
+
+bool FaultLocaliser::receive(SymptomRecord symptom, int64_t now_ns) {
+  ++counters_.symptoms_received;
+  if (overloaded()) {
+    ++counters_.symptoms_dropped;
+    return false;
+  }
+  std::vector<std::string> suspects = splitNodes(symptom.suspect_node);
+  for (size_t i = 0; i < suspects.size(); ++i) {
+    const std::string& suspect = suspects[i];
+    if (!tree_.contains(suspect) || blamed_.count(suspect)) continue;
+    SymptomRecord copy = (i + 1 == suspects.size()) ? std::move(symptom) : symptom;
+    copy.suspect_node = suspect;
+    auto& held = held_[suspect];
+    held.push_back(std::move(copy));
+    if (triggers(suspect, held.back(), now_ns)) {
+      auto last = last_analysis_ns_.find(suspect);
+      const int64_t spacing = std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
+      // A storm of symptoms about one node is analysed once per period,
+      // not once per symptom.
+      if (last == last_analysis_ns_.end() || now_ns - last->second >= spacing) analyse(suspect, now_ns);
+      else due_.insert(suspect);
+    }
+  }
+  return true;
+}
+
+bool FaultLocaliser::triggers(const std::string& node, const SymptomRecord& newest, int64_t now_ns) const {
+  (void)now_ns;
+  if (rules_->trigger_now.count(newest.kind)) return true;
+  auto it = held_.find(node);
+  if (it == held_.end()) return false;
+  const int64_t window = std::chrono::duration_cast<std::chrono::nanoseconds>(rules_->window).count();
+  // Distinct reports: the same reporter saying the same thing twice is one.
+  std::set<std::tuple<int, std::string, uint32_t, std::string>> distinct;
+  for (const SymptomRecord& s : it->second)
+    if (newest.timestamp_ns - s.timestamp_ns <= window && s.timestamp_ns - newest.timestamp_ns <= window)
+      distinct.emplace(static_cast<int>(s.kind), s.reporter_node, s.reporter_rank, s.operation);
+  return distinct.size() >= rules_->trigger_count;
+}
+
+void FaultLocaliser::analyse(const std::string& node, int64_t now_ns) {
+  due_.erase(node);
+  last_analysis_ns_[node] = now_ns;
+  auto it = held_.find(node);
+  if (it == held_.end() || it->second.empty()) return;
+  ++counters_.analyses;
+  FaultAnalyser analyser(*rules_, prober_);
+  FaultAnalyser::Analysis analysis = analyser.analyse(it->second, self_, now_ns);
+  counters_.probes += analysis.probes_sent;
+  for (FaultRecord& fault : analysis.faults) {
+    ++counters_.faults_confirmed;
+    blamed_.insert(fault.node);
+    if (fault.kind == FaultKind::kNodeDown) down_.insert(fault.node);
+    held_.erase(fault.node);
+    if (fault.uid == 0) fault.uid = uid_;
+    if (fault.job_id.empty()) fault.job_id = job_id_;
+    report(std::move(fault), now_ns);
+  }
+}
+
+void FaultLocaliser::report(FaultRecord fault, int64_t now_ns) {
+  for (size_t reporter : tree_.reporters()) {
+    const std::string& name = tree_.name(reporter);
+    if (reporter == self_index_) {
+      publishHere(fault);
+      return;
+    }
+    if (!reachable(name, now_ns)) continue;
+    PeerNetwork::Delivery delivery = network_.publishFault(name, fault);
+    if (delivery == PeerNetwork::Delivery::kAccepted) {
+      ++counters_.faults_published;
+      return;
+    }
+    markUnreachable(name, now_ns);
+  }
+}
+
+void FaultLocaliser::publishHere(const FaultRecord& fault) {
+  ++counters_.faults_published;
+  if (report_) report_(fault);
+}
+
+void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns) {
+  if (!tree_.contains(node) || node == self_) return;
+  unreachable_until_.erase(node);
+  if (leaving) {
+    watched_.erase(node);
+    return;
+  }
+  Watched& w = watched_[node];
+  w.last_heard_ns = now_ns;
+  w.suspected = false;
+}
+
+void FaultLocaliser::sendHeartbeat(int64_t now_ns, bool leaving) {
+  last_heartbeat_ns_ = now_ns;
+  for (size_t target : heartbeatTargets()) {
+    const std::string& name = tree_.name(target);
+    if (!reachable(name, now_ns)) continue;
+    ++counters_.heartbeats_sent;
+    PeerNetwork::Delivery delivery = network_.heartbeat(name, job_id_, self_, leaving);
+    if (delivery != PeerNetwork::Delivery::kUnreachable) {
+      if (current_parent_ != name) current_parent_ = name;
+      missed_heartbeats_ = 0;
+      lost_before_.erase(name);
+      return;
+    }
+    // A localiser that was lost before and still does not answer is passed
+    // over at once; a first loss waits for `heartbeat_misses` periods.
+    if (!lost_before_.count(name) && !leaving) {
+      current_parent_ = name;
+      if (++missed_heartbeats_ < settings_.heartbeat_misses) return;
+      missed_heartbeats_ = 0;
+      lost_before_.insert(name);
+      markUnreachable(name, now_ns);
+      SymptomRecord lost;
+      lost.job_id = job_id_;
+      lost.uid = uid_;
+      lost.kind = SymptomKind::kHeartbeatLost;
+      lost.reporter_node = self_;
+      lost.suspect_node = name;
+      lost.timestamp_ns = now_ns;
+      lost.detail = "its child " + self_ + " got no answer to " + std::to_string(settings_.heartbeat_misses) +
+                    " heartbeats";
+      detect(std::move(lost), now_ns);
+      continue;  // and heartbeat to the next localiser (SFLN) now
+    }
+    markUnreachable(name, now_ns);
+  }
+}
+
+void FaultLocaliser::watchHeartbeats(int64_t now_ns) {
+  for (auto& [node, w] : watched_) {
+    if (w.suspected || now_ns - w.last_heard_ns <= heartbeatTimeoutNs()) continue;
+    w.suspected = true;
+    SymptomRecord lost;
+    lost.job_id = job_id_;
+    lost.uid = uid_;
+    lost.kind = SymptomKind::kHeartbeatLost;
+    lost.reporter_node = self_;
+    lost.suspect_node = node;
+    lost.timestamp_ns = w.last_heard_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
+    lost.detail = "no heartbeat for " + std::to_string((now_ns - w.last_heard_ns) / 1000000) + " ms";
+    detect(std::move(lost), now_ns);
+  }
+}
+
+void FaultLocaliser::dropOld(int64_t now_ns) {
+  // Symptoms stay long enough to meet later ones in a window, not longer.
+  const int64_t keep = std::max<int64_t>(
+      10'000'000'000LL, 5 * std::chrono::duration_cast<std::chrono::nanoseconds>(rules_->window).count());
+  for (auto it = held_.begin(); it != held_.end();) {
+    auto& symptoms = it->second;
+    symptoms.erase(std::remove_if(symptoms.begin(), symptoms.end(),
+                                  [&](const SymptomRecord& s) { return now_ns - s.timestamp_ns > keep; }),
+                   symptoms.end());
+    it = symptoms.empty() ? held_.erase(it) : std::next(it);
+  }
+}
+
+void FaultLocaliser::tick(int64_t now_ns) {
+  const int64_t period = std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
+  if (!left_ && self_index_ != tree_.root() && now_ns - last_heartbeat_ns_ >= period) sendHeartbeat(now_ns, false);
+  watchHeartbeats(now_ns);
+  for (const std::string& node : std::vector<std::string>(due_.begin(), due_.end())) analyse(node, now_ns);
+  dropOld(now_ns);
+}
+
+void FaultLocaliser::leave(int64_t now_ns) {
+  if (left_) return;
+  left_ = true;
+  if (self_index_ != tree_.root()) sendHeartbeat(now_ns, true);
+}
+
+std::vector<std::string> FaultLocaliser::watched() const {
+  std::vector<std::string> out;
+  for (const auto& [node, w] : watched_) out.push_back(node);
+  return out;
+}
+
+size_t FaultLocaliser::heldCount() const {
+  size_t n = 0;
+  for (const auto& [node, symptoms] : held_) n += symptoms.size();
+  return n;
+}
+
+}  // namespace nk

@@ -1,0 +1,268 @@
+#include "faults/fault_tree_coordinator.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "faults/job_registry.h"
+
+namespace nk {
+
+namespace {
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The tree's order: the node of rank 0 first (the root), then each node by
+// its lowest rank, so that every daemon of the job builds the same tree.
+std::vector<std::string> treeOrder(const JobRecord& job) {
+  std::vector<std::pair<uint32_t, std::string>> by_rank;
+  for (const JobNodeRecord& node : job.nodes) {
+    uint32_t lowest = std::numeric_limits<uint32_t>::max();
+    for (uint32_t r : node.ranks) lowest = std::min(lowest, r);
+    by_rank.emplace_back(lowest, node.node);
+  }
+  std::sort(by_rank.begin(), by_rank.end());
+  std::vector<std::string> out;
+  for (auto& [rank, node] : by_rank)
+    if (std::find(out.begin(), out.end(), node) == out.end()) out.push_back(std::move(node));
+  return out;
+}
+
+}  // namespace
+
+FaultTreeCoordinator::FaultTreeCoordinator(std::string default_node, JobRegistry& jobs, PeerNetwork& network,
+                                           Prober& prober, FaultReportLog& reports,
+                                           std::shared_ptr<const FaultRuleBase> rules, Options options)
+    : default_node_(std::move(default_node)),
+      jobs_(jobs),
+      network_(network),
+      prober_(prober),
+      reports_(reports),
+      options_(std::move(options)),
+      rules_(std::move(rules)) {}
+
+FaultTreeCoordinator::~FaultTreeCoordinator() { stop(); }
+
+void FaultTreeCoordinator::start() {
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { run(); });
+}
+
+void FaultTreeCoordinator::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::shared_ptr<const FaultRuleBase> FaultTreeCoordinator::rules() const {
+  std::lock_guard lock(mutex_);
+  return rules_;
+}
+
+void FaultTreeCoordinator::setRules(std::shared_ptr<const FaultRuleBase> rules) {
+  {
+    std::lock_guard lock(mutex_);
+    rules_ = rules;
+  }
+  post([this, rules](int64_t) {
+    for (auto& [job, tree] : trees_) {
+      tree.localiser->setRules(rules);
+      tree.watch.setStallAfter(rules->stall_after);
+    }
+  });
+}
+
+void FaultTreeCoordinator::post(Event event) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(event));
+  }
+  wake_.notify_one();
+}
+
+bool FaultTreeCoordinator::overloaded() const {
+  std::lock_guard lock(mutex_);
+  return queue_.size() > options_.max_queue;
+}
+
+std::string FaultTreeCoordinator::selfIn(const std::string& job_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = selves_.find(job_id);
+  return it == selves_.end() ? std::string() : it->second;
+}
+
+bool FaultTreeCoordinator::inTree(const std::string& job_id, const std::string& node) const {
+  std::lock_guard lock(mutex_);
+  auto it = members_.find(job_id);
+  return it != members_.end() && it->second.count(node) > 0;
+}
+
+size_t FaultTreeCoordinator::jobCount() const {
+  std::lock_guard lock(mutex_);
+  return selves_.size();
+}
+
+void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
+  post([this, job_id](int64_t now_ns) {
+    auto job = jobs_.job(job_id);
+    if (!job || job->nodes.empty()) return;
+    std::string self = job->ranks.empty() ? default_node_ : job->ranks.front().node;
+    std::vector<std::string> order = treeOrder(*job);
+    if (std::find(order.begin(), order.end(), self) == order.end()) {
+      if (options_.log_info)
+        options_.log_info("job " + job_id + ": this node (" + self + ") is not in the job's node list; no fault tree");
+      return;
+    }
+    auto existing = trees_.find(job_id);
+    if (existing != trees_.end() && existing->second.localiser->tree().nodes() == order &&
+        existing->second.localiser->self() == self)
+      return;  // the same list again (another rank, or a rank that re-registered)
+    auto rules_now = rules();
+    JobTree tree{std::make_unique<FaultLocaliser>(
+                     job_id, job->uid, FaultTree(order, options_.fan_out), self, options_.localiser, rules_now,
+                     network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),
+                 LocalRankWatch(rules_now->stall_after), now_ns};
+    const FaultTree& shape = tree.localiser->tree();
+    if (options_.log_info) {
+      std::string parent = tree.localiser->currentParent();
+      size_t index = *shape.indexOf(self);
+      options_.log_info("job " + job_id + ": fault tree of " + std::to_string(order.size()) + " nodes, fan-out " +
+                        std::to_string(shape.fanOut()) + "; this node " + self + " is " +
+                        (parent.empty() ? std::string("the root") : "below " + parent) + " with " +
+                        std::to_string(shape.children(index).size()) + " children");
+    }
+    trees_.insert_or_assign(job_id, std::move(tree));
+    std::lock_guard lock(mutex_);
+    selves_[job_id] = self;
+    members_[job_id] = std::set<std::string>(order.begin(), order.end());
+  });
+}
+
+void FaultTreeCoordinator::detect(SymptomRecord symptom) {
+  post([this, symptom = std::move(symptom)](int64_t now_ns) mutable {
+    auto it = trees_.find(symptom.job_id);
+    if (it == trees_.end()) return;  // no node list yet: the symptom store keeps it
+    it->second.localiser->detect(std::move(symptom), now_ns);
+  });
+}
+
+bool FaultTreeCoordinator::receive(SymptomRecord symptom) {
+  if (overloaded()) return false;
+  post([this, symptom = std::move(symptom)](int64_t now_ns) mutable {
+    auto it = trees_.find(symptom.job_id);
+    if (it == trees_.end()) return;
+    it->second.last_activity_ns = now_ns;
+    it->second.localiser->receive(std::move(symptom), now_ns);
+  });
+  return true;
+}
+
+bool FaultTreeCoordinator::heartbeat(const std::string& job_id, const std::string& from, bool leaving) {
+  if (selfIn(job_id).empty()) return false;
+  post([this, job_id, from, leaving](int64_t now_ns) {
+    auto it = trees_.find(job_id);
+    if (it == trees_.end()) return;
+    it->second.last_activity_ns = now_ns;
+    it->second.localiser->heartbeatFrom(from, leaving, now_ns);
+  });
+  return true;
+}
+
+std::optional<FaultRecord> FaultTreeCoordinator::publish(FaultRecord fault) {
+  auto published = reports_.publish(std::move(fault));
+  if (published && options_.on_published) options_.on_published(*published);
+  return published;
+}
+
+std::vector<RankStatus> FaultTreeCoordinator::rankStatuses(const std::string& job_id, int64_t now_ns) const {
+  std::vector<RankStatus> out;
+  auto job = jobs_.job(job_id);
+  if (!job) return out;
+  for (const RankRecord& rank : job->ranks) {
+    RankStatus status;
+    status.rank = rank.rank;
+    status.state = jobs_.stateOf(rank);
+    status.finalized = rank.finalized;
+    // A rank that never reported is as old as its registration.
+    int64_t since = rank.last_report_ns > 0 ? rank.last_report_ns : rank.registered_ns;
+    if (since > 0) status.report_age = std::chrono::milliseconds(std::max<int64_t>(0, now_ns - since) / 1000000);
+    status.current_operation = rank.current_operation;
+    out.push_back(std::move(status));
+  }
+  return out;
+}
+
+StatusFindings FaultTreeCoordinator::localStatus(const std::string& job_id) const {
+  StatusFindings findings;
+  findings.answered = true;
+  findings.ranks = rankStatuses(job_id, nowNs());
+  if (options_.node_state) {
+    NodeState state = options_.node_state();
+    findings.load = state.load;
+    findings.max_temperature_c = state.max_temperature_c;
+    findings.thermal_alarm = state.thermal_alarm;
+  }
+  findings.overloaded = overloaded();
+  return findings;
+}
+
+void FaultTreeCoordinator::tickAll(int64_t now_ns) {
+  NodeState state;
+  if (options_.node_state) state = options_.node_state();
+  for (auto it = trees_.begin(); it != trees_.end();) {
+    const std::string& job_id = it->first;
+    JobTree& tree = it->second;
+    FaultLocaliser& localiser = *tree.localiser;
+    std::vector<RankStatus> ranks = rankStatuses(job_id, now_ns);
+    bool any_alive = false;
+    for (const RankStatus& r : ranks)
+      if (r.state != ProcessState::kGone && r.state != ProcessState::kZombie) any_alive = true;
+    if (any_alive) tree.last_activity_ns = now_ns;
+    LocalRankWatch::Outcome outcome =
+        tree.watch.check(job_id, 0, localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
+    for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), now_ns);
+    if (outcome.all_finalized) localiser.leave(now_ns);
+    localiser.tick(now_ns);
+    const int64_t linger = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.linger).count();
+    const bool idle = now_ns - tree.last_activity_ns > linger;
+    if ((localiser.left() && localiser.watched().empty()) || (idle && !any_alive)) {
+      if (!localiser.left()) localiser.leave(now_ns);
+      {
+        std::lock_guard lock(mutex_);
+        selves_.erase(job_id);
+        members_.erase(job_id);
+      }
+      it = trees_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+}
+
+void FaultTreeCoordinator::run() {
+  const auto period = options_.localiser.heartbeat_period;
+  auto next_tick = std::chrono::steady_clock::now();
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_until(lock, next_tick, [&] { return stopping_ || !queue_.empty(); });
+    if (stopping_) break;
+    std::deque<Event> events;
+    events.swap(queue_);
+    lock.unlock();
+    for (Event& event : events) event(nowNs());
+    if (std::chrono::steady_clock::now() >= next_tick) {
+      tickAll(nowNs());
+      next_tick = std::chrono::steady_clock::now() + period;
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace nk

@@ -1,0 +1,121 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "faults/fault_localiser.h"
+#include "faults/fault_record.h"
+#include "faults/fault_report_log.h"
+#include "faults/fault_rule_base.h"
+#include "faults/local_rank_watch.h"
+#include "faults/peer_network.h"
+#include "faults/prober.h"
+
+namespace nk {
+
+class JobRegistry;
+
+// The daemon's fault localisation: one FaultLocaliser per job whose node
+// list names this node, all driven from one thread, so that a slow peer
+// (every network call has a deadline) delays the tree's work but never a
+// gRPC handler. Handlers hand over symptoms and heartbeats and return at
+// once; a backlog over `max_queue` makes this node say it is overloaded,
+// and TFD at the sender then tries the suspect's next localiser.
+class FaultTreeCoordinator {
+ public:
+  struct NodeState {
+    double load = 0;  // per CPU
+    double max_temperature_c = 0;
+    bool thermal_alarm = false;
+  };
+  struct Options {
+    FaultLocaliser::Settings localiser;
+    size_t fan_out = 4;
+    size_t max_queue = 10000;
+    // A job's tree is dropped this long after its last heartbeat or rank
+    // activity here, once this node left it.
+    std::chrono::seconds linger{30};
+    std::function<NodeState()> node_state;
+    // Each fault published here (this node is the root or acting root), once.
+    std::function<void(const FaultRecord&)> on_published;
+    std::function<void(const std::string&)> log_info;
+  };
+
+  // `default_node`: this node's name when no rank of a job says otherwise.
+  FaultTreeCoordinator(std::string default_node, JobRegistry& jobs, PeerNetwork& network, Prober& prober,
+                       FaultReportLog& reports, std::shared_ptr<const FaultRuleBase> rules, Options options);
+  ~FaultTreeCoordinator();
+  FaultTreeCoordinator(const FaultTreeCoordinator&) = delete;
+  FaultTreeCoordinator& operator=(const FaultTreeCoordinator&) = delete;
+
+  void start();
+  void stop();
+
+  // The job's node list arrived (SetJobNodes): build or rebuild its tree.
+  void jobNodesChanged(const std::string& job_id);
+  // A symptom one of this node's ranks reported (TFD from here).
+  void detect(SymptomRecord symptom);
+  // A symptom another node's TFD sent here; false: overloaded.
+  bool receive(SymptomRecord symptom);
+  // True when this node is in the job's tree.
+  bool heartbeat(const std::string& job_id, const std::string& from, bool leaving);
+  // A fault for this node to publish as root: the fault with its id, or
+  // nullopt when it had been reported.
+  std::optional<FaultRecord> publish(FaultRecord fault);
+  // The status probe's answer about this node's ranks of the job.
+  StatusFindings localStatus(const std::string& job_id) const;
+  void setRules(std::shared_ptr<const FaultRuleBase> rules);
+  bool overloaded() const;
+  // The node name this daemon has in the job's tree ("" when none).
+  std::string selfIn(const std::string& job_id) const;
+  // True when `node` is in the job's tree here.
+  bool inTree(const std::string& job_id, const std::string& node) const;
+  size_t jobCount() const;
+
+ private:
+  struct JobTree {
+    std::unique_ptr<FaultLocaliser> localiser;
+    LocalRankWatch watch;
+    int64_t last_activity_ns = 0;
+  };
+  using Event = std::function<void(int64_t now_ns)>;
+
+  void post(Event event);
+  void run();
+  void tickAll(int64_t now_ns);
+  std::vector<RankStatus> rankStatuses(const std::string& job_id, int64_t now_ns) const;
+  std::shared_ptr<const FaultRuleBase> rules() const;
+
+  const std::string default_node_;
+  JobRegistry& jobs_;
+  PeerNetwork& network_;
+  Prober& prober_;
+  FaultReportLog& reports_;
+  Options options_;
+
+  mutable std::mutex mutex_;  // queue, rules, selves
+  std::condition_variable wake_;
+  std::deque<Event> queue_;
+  std::shared_ptr<const FaultRuleBase> rules_;
+  std::map<std::string, std::string> selves_;  // job -> this node's name in it
+  std::map<std::string, std::set<std::string>> members_;  // job -> its tree's nodes
+  bool stopping_ = false;
+  std::thread thread_;
+
+  std::map<std::string, JobTree> trees_;  // only the thread touches these
+};
+
+}  // namespace nk

@@ -1,0 +1,76 @@
+#include "faults/local_rank_watch.h"
+
+#include <cstdio>
+
+namespace nk {
+
+namespace {
+
+SymptomRecord aboutSelf(const std::string& job_id, uid_t uid, const std::string& self, SymptomKind kind,
+                        int64_t now_ns) {
+  SymptomRecord s;
+  s.job_id = job_id;
+  s.uid = uid;
+  s.kind = kind;
+  s.reporter_node = self;
+  s.suspect_node = self;
+  s.timestamp_ns = now_ns;
+  return s;
+}
+
+}  // namespace
+
+LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t uid, const std::string& self,
+                                              std::span<const RankStatus> ranks, bool thermal_alarm,
+                                              double max_temperature_c, int64_t now_ns) {
+  Outcome out;
+  out.all_finalized = !ranks.empty();
+  for (const RankStatus& rank : ranks) {
+    Raised& raised = raised_[rank.rank];
+    if (!rank.finalized) out.all_finalized = false;
+    const bool ended = rank.state == ProcessState::kGone || rank.state == ProcessState::kZombie;
+    if (ended && !rank.finalized && !raised.exited) {
+      raised.exited = true;
+      SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kRankExited, now_ns);
+      s.reporter_rank = rank.rank;
+      s.suspect_ranks = {rank.rank};
+      s.operation = rank.current_operation;
+      s.detail = "rank " + std::to_string(rank.rank) + "'s process ended without MPI_Finalize";
+      out.symptoms.push_back(std::move(s));
+    }
+    const bool stopped = rank.state == ProcessState::kStopped;
+    if (stopped && !raised.stopped) {
+      SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
+      s.reporter_rank = rank.rank;
+      s.suspect_ranks = {rank.rank};
+      s.operation = rank.current_operation;
+      s.detail = "rank " + std::to_string(rank.rank) + "'s process is stopped";
+      out.symptoms.push_back(std::move(s));
+    }
+    raised.stopped = stopped;
+    // A stopped rank is stalled too; it was said once already.
+    const bool stalled = !ended && !stopped && !rank.finalized && rank.report_age && *rank.report_age > stall_after_;
+    if (stalled && !raised.stalled) {
+      SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
+      s.reporter_rank = rank.rank;
+      s.suspect_ranks = {rank.rank};
+      s.operation = rank.current_operation;
+      s.detail = "rank " + std::to_string(rank.rank) + " has not reported progress for " +
+                 std::to_string(rank.report_age->count()) + " ms";
+      out.symptoms.push_back(std::move(s));
+    }
+    raised.stalled = stalled;
+  }
+  if (thermal_alarm && !thermal_raised_) {
+    SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kThermalAlarm, now_ns);
+    char text[96];
+    std::snprintf(text, sizeof text, "the node's sensors read %.1f C, at or above its alarm temperature",
+                  max_temperature_c);
+    s.detail = text;
+    out.symptoms.push_back(std::move(s));
+  }
+  thermal_raised_ = thermal_alarm;
+  return out;
+}
+
+}  // namespace nk
