@@ -74,8 +74,11 @@ std::string rankWord(const std::vector<uint32_t>& ranks) {
 }
 
 std::string symptomLine(const SymptomRecord& s) {
-  std::string line = std::string(symptomKindName(s.kind)) + " from rank " + std::to_string(s.reporter_rank) + "@" +
-                     s.reporter_node + ":";
+  std::string line = std::string(symptomKindName(s.kind)) +
+                     (s.reporter_rank == kDaemonReporter
+                          ? " from the daemon of " + s.reporter_node
+                          : " from rank " + std::to_string(s.reporter_rank) + "@" + s.reporter_node) +
+                     ":";
   if (!s.operation.empty()) line += " " + s.operation;
   if (!s.detail.empty()) line += " " + s.detail;
   return line;

@@ -157,6 +157,9 @@ void FaultLocaliser::analyse(const std::string& node, int64_t now_ns) {
     if (fault.kind == FaultKind::kNodeDown) down_.insert(fault.node);
     held_.erase(fault.node);
     if (fault.uid == 0) fault.uid = uid_;
+    if (fault.ranks.empty()) {
+      if (auto ranks = node_ranks_.find(fault.node); ranks != node_ranks_.end()) fault.ranks = ranks->second;
+    }
     if (fault.job_id.empty()) fault.job_id = job_id_;
     report(std::move(fault), now_ns);
   }
@@ -222,6 +225,7 @@ void FaultLocaliser::sendHeartbeat(int64_t now_ns, bool leaving) {
       lost.uid = uid_;
       lost.kind = SymptomKind::kHeartbeatLost;
       lost.reporter_node = self_;
+      lost.reporter_rank = kDaemonReporter;
       lost.suspect_node = name;
       lost.timestamp_ns = now_ns;
       lost.detail = "its child " + self_ + " got no answer to " + std::to_string(settings_.heartbeat_misses) +
@@ -242,6 +246,7 @@ void FaultLocaliser::watchHeartbeats(int64_t now_ns) {
     lost.uid = uid_;
     lost.kind = SymptomKind::kHeartbeatLost;
     lost.reporter_node = self_;
+    lost.reporter_rank = kDaemonReporter;
     lost.suspect_node = node;
     lost.timestamp_ns = w.last_heard_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
     lost.detail = "no heartbeat for " + std::to_string((now_ns - w.last_heard_ns) / 1000000) + " ms";

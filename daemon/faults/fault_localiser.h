@@ -71,6 +71,9 @@ class FaultLocaliser {
   void tick(int64_t now_ns);
   // This node's ranks are done: say so to the parent and stop heartbeating.
   void leave(int64_t now_ns);
+  // The job's ranks on each node: a fault whose symptoms named no rank (a
+  // node that stopped heartbeating) is reported with its node's ranks.
+  void setNodeRanks(std::map<std::string, std::vector<uint32_t>> node_ranks) { node_ranks_ = std::move(node_ranks); }
   // A different rule base (SIGHUP).
   void setRules(std::shared_ptr<const FaultRuleBase> rules) { rules_ = std::move(rules); }
 
@@ -121,6 +124,7 @@ class FaultLocaliser {
   std::map<std::string, int64_t> last_analysis_ns_;
   std::set<std::string> lost_before_;  // localisers this node's heartbeats lost once
   std::string current_parent_;
+  std::map<std::string, std::vector<uint32_t>> node_ranks_;
   std::map<std::string, Watched> watched_;
   std::map<std::string, int64_t> unreachable_until_;
   size_t missed_heartbeats_ = 0;

@@ -129,6 +129,9 @@ void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
                      job_id, job->uid, FaultTree(order, options_.fan_out), self, options_.localiser, rules_now,
                      network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),
                  LocalRankWatch(rules_now->stall_after), now_ns};
+    std::map<std::string, std::vector<uint32_t>> node_ranks;
+    for (const JobNodeRecord& n : job->nodes) node_ranks[n.node] = n.ranks;
+    tree.localiser->setNodeRanks(std::move(node_ranks));
     const FaultTree& shape = tree.localiser->tree();
     if (options_.log_info) {
       std::string parent = tree.localiser->currentParent();

@@ -13,6 +13,7 @@ SymptomRecord aboutSelf(const std::string& job_id, uid_t uid, const std::string&
   s.uid = uid;
   s.kind = kind;
   s.reporter_node = self;
+  s.reporter_rank = kDaemonReporter;
   s.suspect_node = self;
   s.timestamp_ns = now_ns;
   return s;
@@ -32,7 +33,6 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
     if (ended && !rank.finalized && !raised.exited) {
       raised.exited = true;
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kRankExited, now_ns);
-      s.reporter_rank = rank.rank;
       s.suspect_ranks = {rank.rank};
       s.operation = rank.current_operation;
       s.detail = "rank " + std::to_string(rank.rank) + "'s process ended without MPI_Finalize";
@@ -41,7 +41,6 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
     const bool stopped = rank.state == ProcessState::kStopped;
     if (stopped && !raised.stopped) {
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
-      s.reporter_rank = rank.rank;
       s.suspect_ranks = {rank.rank};
       s.operation = rank.current_operation;
       s.detail = "rank " + std::to_string(rank.rank) + "'s process is stopped";
@@ -52,7 +51,6 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
     const bool stalled = !ended && !stopped && !rank.finalized && rank.report_age && *rank.report_age > stall_after_;
     if (stalled && !raised.stalled) {
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
-      s.reporter_rank = rank.rank;
       s.suspect_ranks = {rank.rank};
       s.operation = rank.current_operation;
       s.detail = "rank " + std::to_string(rank.rank) + " has not reported progress for " +

@@ -22,6 +22,10 @@ enum class SymptomKind : int {
   kRankExited = 6,
 };
 
+// The reporter_rank of a symptom a daemon raised itself (a lost heartbeat,
+// a rank it saw die or stop, a thermal alarm), not one of the job's ranks.
+inline constexpr uint32_t kDaemonReporter = UINT32_MAX;
+
 // "response_timeout", "mpi_error", ...; "unspecified" for anything else.
 std::string_view symptomKindName(SymptomKind kind);
 bool isKnownSymptomKind(int value);
