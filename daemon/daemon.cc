@@ -121,6 +121,18 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   auto daemon = std::make_unique<Daemon>(PrivateTag{});
   daemon->options_ = options;
   if (Status s = makeDirectory(options.state_dir, "state directory"); !s) return s.error();
+  // The peer token and the fault rules first: a bad file stops the start
+  // before anything is touched.
+  daemon->peer_token_ = std::make_unique<PeerToken>();
+  if (!options.peer_token_file.empty()) {
+    auto token = PeerToken::load(options.peer_token_file);
+    if (!token) return token.error();
+    *daemon->peer_token_ = std::move(*token);
+  }
+  auto rules = loadFaultRules(options.fault_rules_file);
+  if (!rules) return rules.error();
+  Logger::info("fault rules: " + std::to_string((*rules)->rules.size()) + " rules from " + (*rules)->source,
+               {{"FAULT_RULES", (*rules)->source}});
 
   NodeController::Parts parts;
   std::filesystem::path sysfs_root = options.sysfs_root;
@@ -229,17 +241,6 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   daemon->symptoms_ = std::make_unique<SymptomStore>();
   const std::string node_name = options.node_name.empty() ? hostName() : options.node_name;
 
-  // The fault localisation tree: its token, rules, peers and reports.
-  daemon->peer_token_ = std::make_unique<PeerToken>();
-  if (!options.peer_token_file.empty()) {
-    auto token = PeerToken::load(options.peer_token_file);
-    if (!token) return token.error();
-    *daemon->peer_token_ = std::move(*token);
-  }
-  auto rules = loadFaultRules(options.fault_rules_file);
-  if (!rules) return rules.error();
-  Logger::info("fault rules: " + std::to_string((*rules)->rules.size()) + " rules from " + (*rules)->source,
-               {{"FAULT_RULES", (*rules)->source}});
   GrpcPeerNetwork::Options peers;
   peers.heartbeat_deadline = std::chrono::milliseconds(options.tree_heartbeat_ms);
   daemon->peer_network_ = std::make_unique<GrpcPeerNetwork>(*daemon->peer_token_, peers);
