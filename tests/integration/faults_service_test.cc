@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -552,3 +553,59 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
+
+namespace nk::test {
+namespace {
+
+void writeText(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+}
+
+bool waitForLog(const DaemonProcess& daemon, const std::string& text, size_t occurrences = 1) {
+  for (int i = 0; i < 100; ++i) {
+    const std::string log = daemon.lastError();
+    size_t count = 0;
+    for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++count;
+    if (count >= occurrences) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+// The rule file: checked at start (the daemon does not start on an error),
+// reloaded on SIGHUP, and a reload with an error keeps the rules in force.
+TEST(FaultRulesFile, IsCheckedAtStartAndReloadedOnSigHup) {
+  auto dir = makeSharedTempDir("fault-rules");
+  const auto rules = dir / "rules.conf";
+  writeText(rules, "set window 2x\nrule node_down when heartbeat_lost confirm unreachable\n");
+  ProcessResult refused = runProgram({daemonPath(), "--emulate", "--state-dir", (dir / "refused").string(), "--socket",
+                                      (dir / "refused.sock").string(), "--config", "/dev/null", "--fault-rules",
+                                      rules.string()});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find(rules.string() + ":1: '2x' is not a duration"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "refused.sock"));
+
+  writeText(rules, "rule node_down when heartbeat_lost confirm unreachable\n");
+  DaemonProcess daemon;
+  std::filesystem::create_directories(dir / "d");
+  ASSERT_TRUE(daemon.start(dir / "d", {"--fault-rules", rules.string()})) << daemon.lastError();
+  EXPECT_TRUE(waitForLog(daemon, "fault rules: 1 rules from " + rules.string())) << daemon.lastError();
+
+  writeText(rules, "# two rules, the second misspelt\nrule node_down when heartbeat_lost confirm unreachable\n"
+                   "rule proces_hang when heartbeat_lost confirm rank_stopped\n");
+  ::kill(daemon.pid(), SIGHUP);
+  EXPECT_TRUE(waitForLog(daemon, "SIGHUP: keeping the fault rules in force: " + rules.string() +
+                                     ":3: unknown fault kind 'proces_hang'"))
+      << daemon.lastError();
+
+  writeText(rules, "rule node_down when heartbeat_lost confirm unreachable\n"
+                   "rule process_hang when heartbeat_lost confirm reachable rank_stopped\n");
+  ::kill(daemon.pid(), SIGHUP);
+  EXPECT_TRUE(waitForLog(daemon, "SIGHUP: reloaded 2 fault rules from " + rules.string())) << daemon.lastError();
+  EXPECT_EQ(daemon.stop(), 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace nk::test

@@ -1,0 +1,603 @@
+// The fault localisation tree end to end: eight real nodekeeperd as eight
+// emulated nodes n1..n8, each on a loopback address of its own (TCP between
+// the daemons, with a shared peer token), and a real Open MPI job across
+// them, one rank per node (rank i-1 on n<i>) with libnodekeeper-pmpi
+// preloaded. Nodes are killed, a rank is stopped, and the faults the tree's
+// root publishes are read back with the CLI (`nodekeeper faults --json`).
+//
+// The tree: the nodes ordered by their lowest rank, n1 the root, fan-out 4:
+//   n1 -> n2 n3 n4 n5;  n2 -> n6 n7 n8.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nodekeeper/v1/faults.grpc.pb.h"
+#include "test_process.h"
+
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+using Json = nlohmann::json;
+
+namespace nk::test {
+namespace {
+
+constexpr const char* kJob = "job1";
+constexpr const char* kTokenKey = "x-nodekeeper-peer-token";
+
+std::string nodeName(int i) { return "n" + std::to_string(i); }
+
+// Whether nothing listens on addr:port (a probe bind with SO_REUSEADDR only:
+// it fails on a listening socket, gRPC's SO_REUSEPORT or not, but not on
+// connections left in TIME_WAIT).
+bool addressFree(const std::string& ip, int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, ip.c_str(), &sa.sin_addr);
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0 && ::listen(fd, 1) == 0;
+  ::close(fd);
+  return ok;
+}
+
+std::string cmdlineOf(pid_t pid) {
+  std::string text = readFile("/proc/" + std::to_string(pid) + "/cmdline");
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  return text;
+}
+
+pid_t parentOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos) return -1;
+  char state = 0;
+  int ppid = -1;
+  if (std::sscanf(stat.c_str() + close_paren + 1, " %c %d", &state, &ppid) != 2) return -1;
+  return ppid;
+}
+
+// The processes below `root` (mpirun's ranks), found through /proc.
+std::vector<pid_t> descendantsOf(pid_t root) {
+  std::vector<pid_t> out{root};
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+      pid_t pid = std::stoi(name);
+      if (parentOf(pid) == out[i] && std::find(out.begin(), out.end(), pid) == out.end()) out.push_back(pid);
+    }
+  }
+  out.erase(out.begin());
+  return out;
+}
+
+// mpirun in a process group of its own, so that every process it starts
+// can be ended with it.
+class MpiJob {
+ public:
+  MpiJob() = default;
+  MpiJob(const MpiJob&) = delete;
+  MpiJob& operator=(const MpiJob&) = delete;
+  ~MpiJob() { kill(); }
+
+  bool start(const std::vector<std::string>& argv, const std::filesystem::path& out,
+             const std::filesystem::path& err) {
+    out_ = out;
+    err_ = err;
+    pid_ = ::fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      ::setpgid(0, 0);
+      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(o, 1);
+      ::dup2(e, 2);
+      ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+      ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+      ::setenv("OMPI_MCA_btl", "self,vader", 1);
+      ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      ::execvp(args[0], args.data());
+      _exit(127);
+    }
+    ::setpgid(pid_, pid_);
+    return true;
+  }
+
+  // The exit code (128 + signal when killed); -1 if still running after `timeout`.
+  int wait(std::chrono::milliseconds timeout) {
+    if (pid_ <= 0) return exit_code_;
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return exit_code_;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return -1;
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+
+  // mpirun, its process group, and every process below it (the ranks, even
+  // if they moved to a group of their own): SIGTERM to mpirun first, so that
+  // it ends its ranks itself, then SIGKILL.
+  void kill() {
+    if (pid_ <= 0) return;
+    std::vector<pid_t> below = descendantsOf(pid_);
+    ::kill(pid_, SIGTERM);
+    if (wait(3000ms) < 0) {
+      ::kill(-pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);
+      wait(10000ms);
+    }
+    ::kill(-pid_, SIGKILL);  // a rank still in the group
+    for (pid_t p : below)
+      if (cmdlineOf(p).find("mpi_check") != std::string::npos) ::kill(p, SIGKILL);
+    pid_ = -1;
+  }
+
+  pid_t pid() const { return pid_; }
+  std::string out() const { return readFile(out_); }
+  std::string err() const { return readFile(err_); }
+
+ private:
+  pid_t pid_ = -1;
+  int exit_code_ = -1;
+  std::filesystem::path out_, err_;
+};
+
+class FaultTreeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (envOr("NK_MPI_CHECK").empty() || envOr("NK_PMPI_LIB").empty()) GTEST_SKIP() << "no MPI programs built";
+    dir_ = makeSharedTempDir("faulttree");
+    token_ = dir_ / "token";
+    std::random_device random;
+    // 127.0.0.(base+1) .. (base+8): base one of 20, 30, .., 200.
+    base_ = 20 + 10 * static_cast<int>(random() % 19);
+    port_ = 20000 + static_cast<int>(getpid() % 20000);
+    std::string token;
+    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (int i = 0; i < 44; ++i) token.push_back(alphabet[random() % 64]);
+    {
+      std::ofstream out(token_);
+      out << token << "\n";
+    }
+    ::chmod(token_.c_str(), 0600);
+    token_text_ = token;
+  }
+
+  void TearDown() override {
+    job_.kill();
+    for (pid_t p : rank_pids_)
+      if (p > 0 && cmdlineOf(p).find("mpi_check") != std::string::npos) ::kill(p, SIGKILL);
+    for (auto& node : nodes_)
+      if (node) node->kill9();
+    if (!dir_.empty() && !HasFailure()) std::filesystem::remove_all(dir_);
+    else if (!dir_.empty()) std::cerr << "kept " << dir_ << " (daemon logs under s1..s" << nodes_.size() - 1 << ")\n";
+  }
+
+  std::string ip(int i) const { return "127.0.0." + std::to_string(base_ + i); }
+  std::string address(int i) const { return addresses_[i]; }
+  std::filesystem::path nodeDir(int i) const { return dir_ / ("s" + std::to_string(i)); }
+  std::string socket(int i) const { return nodes_[i]->socket().string(); }
+  DaemonProcess& node(int i) { return *nodes_[i]; }
+
+  bool launch(int i) {
+    return nodes_[i]->start(nodeDir(i), {"--node-name", nodeName(i), "--listen", addresses_[i], "--peer-token",
+                                         token_.string()});
+  }
+
+  // Daemons n1..n<count>, each on its own address; a port that is taken
+  // (another test run) is passed over.
+  void startCluster(int count) {
+    nodes_.clear();
+    nodes_.resize(count + 1);
+    addresses_.assign(count + 1, "");
+    for (int i = 1; i <= count; ++i) {
+      nodes_[i] = std::make_unique<DaemonProcess>();
+      std::filesystem::create_directories(nodeDir(i));
+      bool started = false;
+      std::string errors;
+      for (int attempt = 0; attempt < 20 && !started; ++attempt) {
+        int port = port_ + attempt * 7;
+        if (!addressFree(ip(i), port)) continue;
+        addresses_[i] = ip(i) + ":" + std::to_string(port);
+        started = launch(i);
+        if (!started) errors += nodes_[i]->lastError();
+      }
+      ASSERT_TRUE(started) << "daemon " << nodeName(i) << " did not start: " << errors;
+    }
+  }
+
+  // mpirun's MPMD form: one rank per node, rank i-1 at n<i>.
+  std::vector<std::string> mpirun(const std::vector<std::string>& program) const {
+    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "--enable-recovery"};
+    for (size_t i = 1; i < nodes_.size(); ++i) {
+      if (i > 1) argv.push_back(":");
+      argv.insert(argv.end(), {"-np", "1", "-x", "NODEKEEPER_SOCKET=" + nodes_[i]->socket().string(), "-x",
+                               std::string("NODEKEEPER_JOB_ID=") + kJob, "-x", "LD_PRELOAD=" + envOr("NK_PMPI_LIB"),
+                               envOr("NK_MPI_CHECK")});
+      argv.insert(argv.end(), program.begin(), program.end());
+    }
+    return argv;
+  }
+
+  std::string treeLine() const { return "job " + std::string(kJob) + ": fault tree of " +
+                                        std::to_string(nodes_.size() - 1) + " nodes"; }
+
+  // Every daemon built the job's tree (its log says so); then the first
+  // heartbeats go round.
+  bool waitForTree(std::chrono::seconds timeout = 90s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (size_t i = 1; i < nodes_.size(); ++i) {
+      while (nodes_[i]->lastError().find(treeLine()) == std::string::npos) {
+        if (std::chrono::steady_clock::now() > deadline || job_.wait(0ms) >= 0) {
+          ADD_FAILURE() << nodeName(static_cast<int>(i)) << " built no tree; its log:\n"
+                        << nodes_[i]->lastError() << "\nmpirun stderr:\n" << job_.err();
+          return false;
+        }
+        std::this_thread::sleep_for(100ms);
+      }
+    }
+    std::this_thread::sleep_for(500ms);
+    return true;
+  }
+
+  // Starts the job and waits for the tree and every rank's pid.
+  void startJob(const std::vector<std::string>& program) {
+    ASSERT_TRUE(job_.start(mpirun(program), dir_ / "job.out", dir_ / "job.err"));
+    ASSERT_TRUE(waitForTree());
+    rank_pids_.assign(nodes_.size(), -1);
+    for (size_t i = 1; i < nodes_.size(); ++i) {
+      Json jobs = cliJson(static_cast<int>(i), {"jobs"});
+      ASSERT_TRUE(jobs.contains("jobs")) << jobs.dump();
+      for (const auto& j : jobs["jobs"]) {
+        if (j["job_id"] != kJob) continue;
+        EXPECT_EQ(j["size"], nodes_.size() - 1) << j.dump();
+        EXPECT_EQ(j["nodes"].size(), nodes_.size() - 1) << j.dump();
+        ASSERT_EQ(j["ranks"].size(), 1u) << j.dump();
+        EXPECT_EQ(j["ranks"][0]["rank"], i - 1) << j.dump();
+        EXPECT_EQ(j["ranks"][0]["node"], nodeName(static_cast<int>(i))) << j.dump();
+        rank_pids_[i] = j["ranks"][0]["pid"].get<pid_t>();
+      }
+      ASSERT_GT(rank_pids_[i], 0) << nodeName(static_cast<int>(i)) << ": " << jobs.dump();
+      EXPECT_NE(cmdlineOf(rank_pids_[i]).find("mpi_check"), std::string::npos) << cmdlineOf(rank_pids_[i]);
+    }
+  }
+
+  Json cliJson(int i, std::vector<std::string> args) {
+    std::vector<std::string> argv = {cliPath(), "--socket", socket(i), "--json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult r = runProgram(argv, std::nullopt, 15s);
+    EXPECT_EQ(r.exit_code, 0) << "nodekeeper " << args[0] << " at " << nodeName(i) << ": " << r.out << r.err;
+    if (r.exit_code != 0) return Json();
+    Json parsed = Json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(parsed.is_discarded()) << r.out;
+    return parsed;
+  }
+
+  // The faults published at n<i>.
+  Json faults(int i) {
+    Json list = cliJson(i, {"faults"});
+    EXPECT_TRUE(list.is_array()) << list.dump();
+    return list.is_array() ? list : Json::array();
+  }
+
+  static std::string show(const Json& list) { return list.dump(2); }
+
+  // The first fault at n<i> about `node`, polled every 100 ms.
+  std::optional<Json> waitForFault(int i, const std::string& node, std::chrono::milliseconds timeout = 10000ms) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      for (const auto& f : faults(i))
+        if (f.value("node", "") == node) return f;
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+
+  // Node n<i> fails: its daemon, then its rank, SIGKILLed.
+  void killNode(int i) {
+    nodes_[i]->kill9();
+    if (rank_pids_[i] > 0) ::kill(rank_pids_[i], SIGKILL);
+  }
+
+  std::string logs() const {
+    std::string out;
+    for (size_t i = 1; i < nodes_.size(); ++i)
+      if (nodes_[i]) out += "--- " + nodeName(static_cast<int>(i)) + ":\n" + nodes_[i]->lastError();
+    return out;
+  }
+
+  // Checks one published fault.
+  void expectFault(const Json& f, const std::string& kind, const std::string& node, const std::string& by,
+                   const std::vector<uint32_t>& allowed_ranks, bool ranks_exact) {
+    SCOPED_TRACE(f.dump(2));
+    EXPECT_EQ(f.value("job_id", ""), kJob);
+    EXPECT_EQ(f.value("kind", ""), kind);
+    EXPECT_EQ(f.value("node", ""), node);
+    EXPECT_EQ(f.value("localised_by", ""), by);
+    EXPECT_GT(f.value("fault_id", 0), 0);
+    auto ranks = f.value("ranks", std::vector<uint32_t>{});
+    if (ranks_exact) {
+      EXPECT_EQ(ranks, allowed_ranks);
+    } else {
+      // A node that is down cannot say which of its ranks were there: the
+      // ranks its peers were waiting for, if any were.
+      for (uint32_t r : ranks)
+        EXPECT_NE(std::find(allowed_ranks.begin(), allowed_ranks.end(), r), allowed_ranks.end()) << r;
+    }
+    ASSERT_TRUE(f.contains("evidence") && f["evidence"].is_array());
+    EXPECT_FALSE(f["evidence"].empty());
+    const int64_t first = f.value("first_symptom_ns", int64_t{0});
+    const int64_t localised = f.value("localised_ns", int64_t{0});
+    EXPECT_GT(first, 0);
+    EXPECT_GE(localised, first);
+    const double after = f.value("detected_after_s", -1.0);
+    EXPECT_GE(after, 0.0);
+    EXPECT_LT(after, 10.0);
+  }
+
+  // The faults at n<i> are exactly those about `nodes`, in that order.
+  void expectOnlyFaultsAbout(int i, const std::vector<std::string>& nodes) {
+    Json list = faults(i);
+    std::vector<std::string> about;
+    for (const auto& f : list) about.push_back(f.value("node", ""));
+    EXPECT_EQ(about, nodes) << "faults at " << nodeName(i) << ":\n" << show(list) << "\n" << logs();
+  }
+
+  std::unique_ptr<v1::FaultTreeService::Stub> peerStub(int i) {
+    return v1::FaultTreeService::NewStub(grpc::CreateChannel(address(i), grpc::InsecureChannelCredentials()));
+  }
+
+  std::filesystem::path dir_, token_;
+  std::string token_text_;
+  int base_ = 20, port_ = 20000;
+  std::vector<std::unique_ptr<DaemonProcess>> nodes_;  // [1..count]
+  std::vector<std::string> addresses_;
+  std::vector<pid_t> rank_pids_;
+  MpiJob job_;
+};
+
+// One job, four faults in turn, each localised by the node that should, each
+// reported once by the root n1, no other node blamed:
+//  1. a leaf (n7) fails: node_down n7, localised by its FLN n2;
+//  2. a rank stops (rank 3 on the leaf n4): process_hang of rank 3 at n4;
+//  3. an inner node (n2, the FLN of n6 n7 n8) fails: node_down n2 alone;
+//  4. n6, whose FLN n2 is gone, fails: node_down n6, localised by its SFLN n1.
+TEST_F(FaultTreeTest, LeafHangInnerNodeAndANodeWithoutItsFlnAreEachLocalised) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(8));
+  ASSERT_NO_FATAL_FAILURE(startJob({"hang", "600", "100"}));
+  expectOnlyFaultsAbout(1, {});
+
+  // 1. A leaf.
+  killNode(7);
+  auto leaf = waitForFault(1, "n7");
+  ASSERT_TRUE(leaf) << show(faults(1)) << logs();
+  expectFault(*leaf, "node_down", "n7", "n2", {6}, false);
+  std::this_thread::sleep_for(1500ms);
+  expectOnlyFaultsAbout(1, {"n7"});
+
+  // 2. A stopped rank on a leaf.
+  ASSERT_EQ(::kill(rank_pids_[4], SIGSTOP), 0);
+  auto hang = waitForFault(1, "n4");
+  ::kill(rank_pids_[4], SIGCONT);
+  ASSERT_TRUE(hang) << show(faults(1)) << logs();
+  expectFault(*hang, "process_hang", "n4", "n1", {3}, true);
+  std::this_thread::sleep_for(1500ms);
+  expectOnlyFaultsAbout(1, {"n7", "n4"});
+
+  // 3. An inner node: its children n6 and n8 lose their FLN, and turn to n1;
+  // only n2 is to blame.
+  killNode(2);
+  auto inner = waitForFault(1, "n2");
+  ASSERT_TRUE(inner) << show(faults(1)) << logs();
+  expectFault(*inner, "node_down", "n2", "n1", {1}, false);
+  std::this_thread::sleep_for(1500ms);
+  expectOnlyFaultsAbout(1, {"n7", "n4", "n2"});
+
+  // 4. A node whose FLN is gone: its SFLN n1 localises it.
+  killNode(6);
+  auto orphan = waitForFault(1, "n6");
+  ASSERT_TRUE(orphan) << show(faults(1)) << logs();
+  expectFault(*orphan, "node_down", "n6", "n1", {5}, false);
+  std::this_thread::sleep_for(1500ms);
+  expectOnlyFaultsAbout(1, {"n7", "n4", "n2", "n6"});
+
+  // Each fault once, with its own id.
+  std::set<int64_t> ids;
+  for (const auto& f : faults(1)) ids.insert(f.value("fault_id", int64_t{0}));
+  EXPECT_EQ(ids.size(), 4u);
+}
+
+// The root (n1, rank 0's node) fails: the node after it in the tree, n2,
+// takes over as root, localises it and publishes the fault.
+TEST_F(FaultTreeTest, TheRootsFailureIsReportedByItsSubstitute) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(8));
+  ASSERT_NO_FATAL_FAILURE(startJob({"hang", "600", "100"}));
+  killNode(1);
+  auto root = waitForFault(2, "n1");
+  ASSERT_TRUE(root) << show(faults(2)) << logs();
+  expectFault(*root, "node_down", "n1", "n2", {0}, false);
+  std::this_thread::sleep_for(1500ms);
+  expectOnlyFaultsAbout(2, {"n1"});
+  // No other node took over as root as well.
+  for (int i = 3; i <= 8; ++i) expectOnlyFaultsAbout(i, {});
+}
+
+// The daemons' TCP service takes only peers that have the token; a forwarded
+// symptom must be about a job this node has a tree of, and one of its nodes.
+TEST_F(FaultTreeTest, PeersWithoutTheTokenAreRefusedAndUnknownJobsAndNodesAreNotFound) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(2));
+  auto stub = peerStub(2);
+  v1::ProbeRequest probe;
+  probe.set_job_id(kJob);
+  probe.set_node("n2");
+  auto call = [&](const std::optional<std::string>& token, v1::ProbeResponse* reply) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    if (token) context.AddMetadata(kTokenKey, *token);
+    return stub->ResponseProbe(&context, probe, reply);
+  };
+  v1::ProbeResponse reply;
+  grpc::Status none = call(std::nullopt, &reply);
+  EXPECT_EQ(none.error_code(), grpc::StatusCode::UNAUTHENTICATED) << none.error_message();
+  EXPECT_FALSE(reply.alive());
+  grpc::Status wrong = call(std::string("not-the-token-at-all-0123456789"), &reply);
+  EXPECT_EQ(wrong.error_code(), grpc::StatusCode::UNAUTHENTICATED) << wrong.error_message();
+  EXPECT_FALSE(reply.alive());
+  // The right token with a byte changed is wrong too.
+  std::string almost = token_text_;
+  almost.back() = almost.back() == 'A' ? 'B' : 'A';
+  grpc::Status close = call(almost, &reply);
+  EXPECT_EQ(close.error_code(), grpc::StatusCode::UNAUTHENTICATED) << close.error_message();
+  grpc::Status right = call(token_text_, &reply);
+  ASSERT_TRUE(right.ok()) << right.error_message();
+  EXPECT_TRUE(reply.alive());
+  EXPECT_EQ(reply.node(), "n2");
+
+  // A job: rank 0 (this process) at n1, the node list n1 n2.
+  auto local = v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + socket(1), grpc::InsecureChannelCredentials()));
+  {
+    v1::RegisterRankRequest request;
+    request.set_job_id(kJob);
+    request.set_rank(0);
+    request.set_size(2);
+    request.set_node("n1");
+    request.set_pid(getpid());
+    request.set_endpoint(address(1));
+    v1::RegisterRankResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    grpc::Status s = local->RegisterRank(&context, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  {
+    v1::SetJobNodesRequest request;
+    request.set_job_id(kJob);
+    for (int i = 1; i <= 2; ++i) {
+      v1::JobNode* n = request.add_nodes();
+      n->set_node(nodeName(i));
+      n->set_endpoint(address(i));
+      n->add_ranks(static_cast<uint32_t>(i - 1));
+    }
+    v1::SetJobNodesResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    grpc::Status s = local->SetJobNodes(&context, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  bool built = false;
+  for (int i = 0; i < 100 && !(built = node(1).lastError().find(treeLine()) != std::string::npos); ++i)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(built) << node(1).lastError();
+
+  auto root = peerStub(1);
+  auto forward = [&](const std::string& job, const std::string& suspect, const std::optional<std::string>& token) {
+    v1::Symptom symptom;
+    symptom.set_job_id(job);
+    symptom.set_kind(v1::SYMPTOM_KIND_RESPONSE_TIMEOUT);
+    symptom.set_reporter_node("n2");
+    symptom.set_reporter_rank(1);
+    symptom.set_suspect_node(suspect);
+    symptom.set_operation("MPI_Allreduce");
+    symptom.set_timestamp_ns(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    if (token) context.AddMetadata(kTokenKey, *token);
+    v1::ReportSymptomResponse response;
+    return root->ForwardSymptom(&context, symptom, &response);
+  };
+  grpc::Status no_token = forward(kJob, "n2", std::nullopt);
+  EXPECT_EQ(no_token.error_code(), grpc::StatusCode::UNAUTHENTICATED) << no_token.error_message();
+  grpc::Status unknown_job = forward("no-such-job", "n2", token_text_);
+  EXPECT_EQ(unknown_job.error_code(), grpc::StatusCode::NOT_FOUND) << unknown_job.error_message();
+  EXPECT_NE(unknown_job.error_message().find("no-such-job"), std::string::npos) << unknown_job.error_message();
+  grpc::Status unknown_node = forward(kJob, "n99", token_text_);
+  EXPECT_EQ(unknown_node.error_code(), grpc::StatusCode::NOT_FOUND) << unknown_node.error_message();
+  EXPECT_NE(unknown_node.error_message().find("n99"), std::string::npos) << unknown_node.error_message();
+  // None of this made a fault.
+  std::this_thread::sleep_for(500ms);
+  expectOnlyFaultsAbout(1, {});
+}
+
+// A job that runs to its end without a fault: nothing is reported, not
+// even when the nodes leave the tree one after another.
+TEST_F(FaultTreeTest, AFaultFreeRunReportsNoFault) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(8));
+  ASSERT_TRUE(job_.start(mpirun({"alltoall", "200"}), dir_ / "job.out", dir_ / "job.err"));
+  int rc = job_.wait(180s);
+  ASSERT_EQ(rc, 0) << job_.out() << job_.err();
+  EXPECT_NE(job_.out().find("ok 200"), std::string::npos) << job_.out();
+  // The run had its tree on every node (else no fault could have been seen).
+  for (int i = 1; i <= 8; ++i)
+    EXPECT_NE(node(i).lastError().find(treeLine()), std::string::npos) << nodeName(i) << ":\n" << node(i).lastError();
+  std::this_thread::sleep_for(2000ms);
+  for (int i = 1; i <= 8; ++i) expectOnlyFaultsAbout(i, {});
+}
+
+// A daemon that crashes and comes back: its node is reported down, and once
+// restarted (same flags) it builds the job's tree again from its rank,
+// which registers again.
+TEST_F(FaultTreeTest, ARestartedDaemonRejoinsTheTree) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(8));
+  ASSERT_NO_FATAL_FAILURE(startJob({"hang", "600", "100"}));
+  node(7).kill9();  // the daemon only: rank 6 runs on
+  auto down = waitForFault(1, "n7");
+  ASSERT_TRUE(down) << show(faults(1)) << logs();
+  expectFault(*down, "node_down", "n7", "n2", {6}, false);
+
+  ASSERT_TRUE(launch(7)) << node(7).lastError();
+  bool rejoined = false;
+  for (int i = 0; i < 100 && !(rejoined = node(7).lastError().find(treeLine()) != std::string::npos); ++i)
+    std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(rejoined) << node(7).lastError();
+  EXPECT_NE(node(7).lastError().find("this node n7 is below n2"), std::string::npos) << node(7).lastError();
+  // Rank 6 is back at n7, the same process.
+  Json jobs = cliJson(7, {"jobs"});
+  ASSERT_TRUE(jobs.contains("jobs")) << jobs.dump();
+  ASSERT_EQ(jobs["jobs"].size(), 1u) << jobs.dump();
+  ASSERT_EQ(jobs["jobs"][0]["ranks"].size(), 1u) << jobs.dump();
+  EXPECT_EQ(jobs["jobs"][0]["ranks"][0]["rank"], 6);
+  EXPECT_EQ(jobs["jobs"][0]["ranks"][0]["pid"], rank_pids_[7]);
+  std::this_thread::sleep_for(1500ms);
+  // Still the one fault: the rejoined node is not reported again, nor any other.
+  expectOnlyFaultsAbout(1, {"n7"});
+  EXPECT_EQ(job_.wait(0ms), -1) << "the job ended: " << job_.err();
+}
+
+}  // namespace
+}  // namespace nk::test
