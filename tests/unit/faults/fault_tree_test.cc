@@ -162,9 +162,12 @@ TEST_P(FaultTreeShape, MatchesReference) {
     for (size_t p = ref_parent[i]; p != kNone; p = ref_parent[p]) ref_anc.push_back(p);
     ASSERT_EQ(tree.ancestors(i), ref_anc) << i;
     ASSERT_EQ(tree.depth(i), ref_depth[i]) << i;
-    if (i == 0) ASSERT_EQ(tree.localisers(i), range(1, n));
-    else ASSERT_EQ(tree.localisers(i), ref_anc) << i;
-    if (i != 0) ASSERT_EQ(tree.ancestors(i).back(), 0u);
+    if (i == 0) {
+      ASSERT_EQ(tree.localisers(i), range(1, n));
+    } else {
+      ASSERT_EQ(tree.localisers(i), ref_anc) << i;
+      ASSERT_EQ(tree.ancestors(i).back(), 0u);
+    }
 
     std::vector<size_t> ancestors_to_try = {0, i, ref_parent[i] == kNone ? 0 : ref_parent[i]};
     if (n <= 100) ancestors_to_try = range(0, n);
