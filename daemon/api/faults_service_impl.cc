@@ -334,6 +334,26 @@ grpc::Status FaultsServiceImpl::ReportSymptom(grpc::ServerContext* context, cons
   for (Status s : {checkRanks(request->suspect_ranks(), "suspect_ranks", job->size, job->job_id),
                    checkRanks(request->communicator_members(), "communicator_members", job->size, job->job_id)})
     if (!s) return toGrpcStatus(s);
+  // A suspect the job's node list does not know could never be localised.
+  if (!request->suspect_node().empty() && !job->nodes.empty()) {
+    std::string_view named = request->suspect_node();
+    while (!named.empty()) {
+      size_t comma = named.find(',');
+      std::string_view node = named.substr(0, comma);
+      const bool known = node.empty() || std::any_of(job->nodes.begin(), job->nodes.end(),
+                                                     [&](const JobNodeRecord& n) { return n.node == node; });
+      if (!known)
+        return toGrpcStatus(invalidArgument("suspect_node " + singleQuoted(node) + " is not a node of job " +
+                                            singleQuoted(job->job_id) + " (its nodes: " +
+                                            joinNodes([&] {
+                                              std::vector<std::string> names;
+                                              for (const auto& n : job->nodes) names.push_back(n.node);
+                                              return names;
+                                            }()) +
+                                            ")"));
+      named = comma == std::string_view::npos ? std::string_view() : named.substr(comma + 1);
+    }
+  }
 
   SymptomRecord symptom;
   symptom.job_id = request->job_id();

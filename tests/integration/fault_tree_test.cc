@@ -343,6 +343,7 @@ class FaultTreeTest : public ::testing::Test {
   // Checks one published fault.
   void expectFault(const Json& f, const std::string& kind, const std::string& node, const std::string& by,
                    const std::vector<uint32_t>& allowed_ranks, bool ranks_exact) {
+    if (getenv("NK_FT_DUMP")) std::cerr << "DUMP " << f.dump(2) << "\n";
     SCOPED_TRACE(f.dump(2));
     EXPECT_EQ(f.value("job_id", ""), kJob);
     EXPECT_EQ(f.value("kind", ""), kind);

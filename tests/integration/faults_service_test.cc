@@ -450,6 +450,11 @@ TEST_F(FaultsServiceTest, BadInputIsRefusedNamingTheProblem) {
   expect(report(*a_, symptom), grpc::StatusCode::INVALID_ARGUMENT, "communicator_members[4] is rank 9");
   symptom = allreduceTimeout(7, "a");
   expect(report(*a_, symptom), grpc::StatusCode::INVALID_ARGUMENT, "reporter_rank 7");
+  ASSERT_TRUE(setNodes(*a_, nodeList()).ok());
+  symptom = allreduceTimeout(0, "a");
+  symptom.set_suspect_node("a,zz");
+  expect(report(*a_, symptom), grpc::StatusCode::INVALID_ARGUMENT,
+         "suspect_node 'zz' is not a node of job 'job-1' (its nodes: a,b)");
   symptom = allreduceTimeout(0, "a");
   symptom.set_job_id("unknown");
   expect(report(*a_, symptom), grpc::StatusCode::NOT_FOUND, "no job 'unknown'");

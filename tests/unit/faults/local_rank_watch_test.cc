@@ -51,7 +51,7 @@ TEST_F(LocalRankWatchTest, ExitedWithoutFinalizeIsRaisedOnce) {
   EXPECT_EQ(s.uid, 1000u);
   EXPECT_EQ(s.reporter_node, "n5");
   EXPECT_EQ(s.suspect_node, "n5");
-  EXPECT_EQ(s.reporter_rank, 1u);
+  EXPECT_EQ(s.reporter_rank, kDaemonReporter);  // the daemon saw it, not one of the job's ranks
   EXPECT_EQ(s.suspect_ranks, (std::vector<uint32_t>{1}));
   EXPECT_EQ(s.operation, "MPI_Send");
   EXPECT_EQ(s.timestamp_ns, now_ns);
@@ -94,7 +94,7 @@ TEST_F(LocalRankWatchTest, StoppedIsRaisedOncePerEpisode) {
   auto out = check({rank(0), rank(3, ProcessState::kStopped, false, 100ms, "MPI_Barrier")});
   ASSERT_EQ(out.symptoms.size(), 1u);
   EXPECT_EQ(out.symptoms[0].kind, SymptomKind::kHeartbeatLost);
-  EXPECT_EQ(out.symptoms[0].reporter_rank, 3u);
+  EXPECT_EQ(out.symptoms[0].reporter_rank, kDaemonReporter);
   EXPECT_EQ(out.symptoms[0].suspect_ranks, (std::vector<uint32_t>{3}));
   EXPECT_EQ(out.symptoms[0].suspect_node, "n5");
   EXPECT_EQ(out.symptoms[0].operation, "MPI_Barrier");
@@ -147,11 +147,12 @@ TEST_F(LocalRankWatchTest, SeveralRanksEachRaiseTheirOwn) {
                     rank(2, ProcessState::kRunning, false, 9000ms), rank(3)});
   ASSERT_EQ(out.symptoms.size(), 3u);
   EXPECT_EQ(out.symptoms[0].kind, SymptomKind::kRankExited);
-  EXPECT_EQ(out.symptoms[0].reporter_rank, 0u);
+  EXPECT_EQ(out.symptoms[0].suspect_ranks, (std::vector<uint32_t>{0}));
   EXPECT_EQ(out.symptoms[1].kind, SymptomKind::kHeartbeatLost);
-  EXPECT_EQ(out.symptoms[1].reporter_rank, 1u);
+  EXPECT_EQ(out.symptoms[1].suspect_ranks, (std::vector<uint32_t>{1}));
   EXPECT_EQ(out.symptoms[2].kind, SymptomKind::kHeartbeatLost);
-  EXPECT_EQ(out.symptoms[2].reporter_rank, 2u);
+  EXPECT_EQ(out.symptoms[2].suspect_ranks, (std::vector<uint32_t>{2}));
+  for (const SymptomRecord& s : out.symptoms) EXPECT_EQ(s.reporter_rank, kDaemonReporter);
   EXPECT_TRUE(check({rank(0, ProcessState::kGone), rank(1, ProcessState::kStopped),
                      rank(2, ProcessState::kRunning, false, 9200ms), rank(3)})
                   .symptoms.empty());
@@ -165,6 +166,7 @@ TEST_F(LocalRankWatchTest, ThermalAlarmOncePerEpisode) {
   EXPECT_EQ(s.suspect_node, "n5");
   EXPECT_EQ(s.reporter_node, "n5");
   EXPECT_TRUE(s.suspect_ranks.empty());
+  EXPECT_EQ(s.reporter_rank, kDaemonReporter);
   EXPECT_EQ(s.detail, "the node's sensors read 91.5 C, at or above its alarm temperature");
   EXPECT_TRUE(check({rank(0)}, true, 93).symptoms.empty());
   EXPECT_TRUE(check({rank(0)}, true, 92).symptoms.empty());
