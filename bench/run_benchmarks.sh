@@ -45,3 +45,13 @@ if [[ -x "$build/bench/pmpi/pmpi_overhead_bench" && -x "$build/bench/pmpi/pmpi_b
   NK_PMPI_LIB="$build/pmpi-agent/libnodekeeper-pmpi.so" NK_PMPI_PROGRAM="$build/bench/pmpi/pmpi_bench_program" \
     "$build/bench/pmpi/pmpi_overhead_bench"
 fi
+# Fault localisation (issue 8): the tree's code in simulation at 1,000 and
+# 10,000 nodes, then real daemons and MPI jobs on loopback addresses.
+if [[ -x "$build/bench/faults/fault_tree_sim_bench" ]]; then
+  echo
+  "$build/bench/faults/fault_tree_sim_bench"
+fi
+if [[ -f "$(dirname "$0")/faults/fault_localisation_bench.py" ]]; then
+  echo
+  python3 "$(dirname "$0")/faults/fault_localisation_bench.py" --build "$build"
+fi
