@@ -169,9 +169,6 @@ class FaultTreeSim {
   std::optional<uint32_t> indexOf(std::string_view name) const;
   int64_t sampleDelay();
   bool lost();
-  // The calling node's side of a call to `to` at the cursor: false when it
-  // times out (and the cursor is past the deadline).
-  bool call(uint32_t to, std::chrono::milliseconds deadline);
   RankStatus rankStatus(uint32_t node, int64_t t) const;
   void published(uint32_t at, const FaultRecord& fault, int64_t t);
   void countSent(uint64_t MessageCounts::*kind, uint32_t subject);

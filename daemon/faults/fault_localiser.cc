@@ -66,6 +66,20 @@ std::string FaultLocaliser::currentParent() const {
                                                                  : current_parent_;
 }
 
+SymptomRecord FaultLocaliser::forNode(const SymptomRecord& symptom, const std::string& node) const {
+  SymptomRecord copy = symptom;
+  copy.suspect_node = node;
+  // A symptom about several nodes names ranks on each: each node's copy
+  // keeps its own, so that one node's fault does not name another's ranks.
+  if (auto ranks = node_ranks_.find(node); ranks != node_ranks_.end() && !copy.suspect_ranks.empty()) {
+    std::vector<uint32_t> own;
+    for (uint32_t r : copy.suspect_ranks)
+      if (std::find(ranks->second.begin(), ranks->second.end(), r) != ranks->second.end()) own.push_back(r);
+    copy.suspect_ranks = std::move(own);
+  }
+  return copy;
+}
+
 bool FaultLocaliser::detect(SymptomRecord symptom, int64_t now_ns) {
   ++counters_.symptoms_detected;
   bool any = false;
@@ -73,9 +87,8 @@ bool FaultLocaliser::detect(SymptomRecord symptom, int64_t now_ns) {
     auto suspect_index = tree_.indexOf(suspect);
     if (!suspect_index) continue;
     any = true;
-    if (blamed_.count(suspect)) continue;  // already found: nothing for TFA to add
-    SymptomRecord copy = symptom;
-    copy.suspect_node = suspect;
+    if (down_.count(suspect)) continue;  // found down: nothing for TFA to add
+    SymptomRecord copy = forNode(symptom, suspect);
     bool taken = false;
     // Algorithm 1: the suspect's FLN if it is available, else its SFLNs in
     // turn, the root last.
@@ -111,8 +124,8 @@ bool FaultLocaliser::receive(SymptomRecord symptom, int64_t now_ns) {
   std::vector<std::string> suspects = splitNodes(symptom.suspect_node);
   for (size_t i = 0; i < suspects.size(); ++i) {
     const std::string& suspect = suspects[i];
-    if (!tree_.contains(suspect) || blamed_.count(suspect)) continue;
-    SymptomRecord copy = (i + 1 == suspects.size()) ? std::move(symptom) : symptom;
+    if (!tree_.contains(suspect) || down_.count(suspect)) continue;
+    SymptomRecord copy = suspects.size() == 1 ? std::move(symptom) : forNode(symptom, suspect);
     copy.suspect_node = suspect;
     auto& held = held_[suspect];
     held.push_back(std::move(copy));
@@ -152,10 +165,12 @@ void FaultLocaliser::analyse(const std::string& node, int64_t now_ns) {
   FaultAnalyser::Analysis analysis = analyser.analyse(it->second, self_, now_ns);
   counters_.probes += analysis.probes_sent;
   for (FaultRecord& fault : analysis.faults) {
-    ++counters_.faults_confirmed;
-    blamed_.insert(fault.node);
-    if (fault.kind == FaultKind::kNodeDown) down_.insert(fault.node);
     held_.erase(fault.node);
+    // Said once per kind: a hung rank's waiting peers keep reporting it,
+    // and the analysis confirms the same again.
+    if (!confirmed_[fault.node].insert(fault.kind).second) continue;
+    ++counters_.faults_confirmed;
+    if (fault.kind == FaultKind::kNodeDown) down_.insert(fault.node);
     if (fault.uid == 0) fault.uid = uid_;
     if (fault.ranks.empty()) {
       if (auto ranks = node_ranks_.find(fault.node); ranks != node_ranks_.end()) fault.ranks = ranks->second;

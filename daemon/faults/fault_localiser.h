@@ -96,6 +96,7 @@ class FaultLocaliser {
   };
 
   void analyse(const std::string& node, int64_t now_ns);
+  SymptomRecord forNode(const SymptomRecord& symptom, const std::string& node) const;
   bool triggers(const std::string& node, const SymptomRecord& newest, int64_t now_ns) const;
   void report(FaultRecord fault, int64_t now_ns);
   void sendHeartbeat(int64_t now_ns, bool leaving);
@@ -119,8 +120,8 @@ class FaultLocaliser {
 
   std::map<std::string, std::vector<SymptomRecord>> held_;  // by suspect node
   std::set<std::string> due_;                               // nodes whose trigger fired
-  std::set<std::string> blamed_;                            // a fault was confirmed about them
-  std::set<std::string> down_;                              // of those, found down
+  std::map<std::string, std::set<FaultKind>> confirmed_;    // the faults found about each node
+  std::set<std::string> down_;                              // nodes found down
   std::map<std::string, int64_t> last_analysis_ns_;
   std::set<std::string> lost_before_;  // localisers this node's heartbeats lost once
   std::string current_parent_;
