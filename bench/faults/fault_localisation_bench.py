@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Fault localisation on real daemons and real MPI jobs, over many trials.
 
+  python3 bench/faults/fault_localisation_bench.py             # ~10 min on 2 cores
+  python3 bench/faults/fault_localisation_bench.py --trials 2 --fault-free-runs 3
+  python3 bench/faults/fault_localisation_bench.py --json > results.json
+
 N emulated nodes on this machine: one nodekeeperd each (--emulate, its own
 socket, node name n1..nN and peer address 127.0.1.(10+i) on one free port,
 a shared peer token), and MPI jobs of mpi_check with one rank per node
@@ -28,8 +32,8 @@ Scenarios (a fresh job, with its own id, per trial):
               NODEKEEPER_PMPI_DEADLINE_MS when set (--pmpi-deadline-ms
               passes it to the ranks), else adaptive, at least
               NODEKEEPER_PMPI_DEADLINE_FLOOR_MS (default 5000 ms,
-              pmpi-agent/src/agent_options.h): the floor is the deadline
-              compared with. The rank stays stopped until the deadline plus
+              pmpi-agent/src/agent_options.h), and the goal takes the
+              floor as the deadline. The rank stays stopped until the deadline plus
               1 s has passed (and --settle s after the report), so that
               the ranks' own response timeouts happen inside the window
               too; then SIGCONT.
@@ -66,6 +70,7 @@ import base64
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import socket
@@ -496,6 +501,9 @@ class Bench:
         self.deadline_s = (opts.pmpi_deadline_ms or DEFAULT_DEADLINE_FLOOR_MS) / 1000.0
         self.cluster = None
         self.watch = None
+        self.elapsed = {}
+        self.binaries = {}
+        self.workdir = None
 
     # -- setup
     def setup(self):
@@ -524,9 +532,9 @@ class Bench:
 
     def teardown(self):
         self.reaper.stop_all()
-        if self.cluster and not self.o.keep_dir:
+        if self.workdir and not self.o.keep_dir:
             shutil.rmtree(self.workdir, ignore_errors=True)
-        elif self.cluster:
+        elif self.workdir:
             log(f"fault_localisation_bench: kept {self.workdir} (daemon logs d*.log, job output job-*.out)")
 
     # -- one trial with a fault
@@ -547,11 +555,14 @@ class Bench:
             trial["expected"] = expected
             t0 = time.time_ns()
             t0_mono = time.monotonic()
-            inject(rank_pid)
+            try:
+                inject(rank_pid)
+            except OSError as e:
+                raise BenchError(f"injecting the fault on n{target}: {e}")
             trial["injected_ns"] = t0
 
-            def is_expected(arrival, r):
-                return (r.get("job_id") == job_id and r.get("kind") == expected["kind"] and
+            def is_expected(arrival, r):  # one from before the injection is a false report
+                return (arrival >= t0 and r.get("job_id") == job_id and r.get("kind") == expected["kind"] and
                         r.get("node") == expected["node"])
 
             hit = self.watch.wait_for(is_expected, t0_mono + o.timeout)
@@ -581,6 +592,13 @@ class Bench:
                 sorted(first.get("ranks", [])) == expected["ranks"]
             trial["false_reports"] = [dict(r, arrival_ns=a) for a, r in in_window if not (hit and r is hit[1])]
             trial["first_report"] = brief(first) if first else None
+            # The ranks' own detection: response timeouts the agents reported (daemon log lines).
+            waited = []
+            pattern = re.compile(r"of job " + re.escape(job_id) + r": response_timeout reported by .*? after ([0-9.]+) s")
+            for i in range(1, c.n + 1):
+                waited += [float(m.group(1)) for m in pattern.finditer(c.log_text(i))]
+            trial["response_timeouts"] = len(waited)
+            trial["response_timeout_after_s"] = min(waited) if waited else None
         except BenchError as e:
             trial["error"] = str(e)
         finally:
@@ -765,6 +783,10 @@ class Bench:
               "`nodekeeper faults --watch` on n1, minus the injection")
         hang = self.results.get("hang")
         if hang:
+            seen = [t["response_timeout_after_s"] for t in hang["trials"] if t.get("response_timeout_after_s")]
+            if seen:
+                print(f"process hang: the ranks' agents reported response timeouts (the PMPI deadline) in "
+                      f"{len(seen)} of {len(hang['trials'])} trials, the first after {min(seen):.1f}-{max(seen):.1f} s")
             ev = {}
             for t in hang["trials"]:
                 if t.get("evidence"):
@@ -794,12 +816,17 @@ class Bench:
         if self.watch.restarts:
             print(f"fault watcher restarted: {self.watch.restarts} time(s)")
         print("p99 is nearest-rank (the maximum below 100 trials); a missed fault counts as infinite.")
+        if self.watch.errors:
+            print("fault watcher said: " + " | ".join(self.watch.errors[:5]))
+        print("time per scenario: " + ", ".join(f"{LABELS[k]} {v:.0f} s" for k, v in self.elapsed.items()))
         print(f"total run time: {total_s:.1f} s")
 
     def run(self):
         o = self.o
         started = time.monotonic()
         self.setup()
+        setup_s = time.monotonic() - started
+        self.elapsed = {}
         wanted = o.scenarios
         if "inner" in wanted and not tree_children(1, o.nodes):
             log(f"inner: skipped: n2 has no children with {o.nodes} nodes (needs 6 or more)")
@@ -818,6 +845,7 @@ class Bench:
                 self.results[name] = {"trials": self.run_hang()}
             elif name == "inner":
                 self.results[name] = {"trials": self.run_inner()}
+            self.elapsed[name] = time.monotonic() - started - sum(self.elapsed.values()) - setup_s
         # Reports about the trials' jobs after their windows: the job's teardown.
         time.sleep(0.5)
         everything = self.watch.since()
@@ -833,7 +861,7 @@ class Bench:
                 "nodes": o.nodes, "fan_out": FAN_OUT, "trials": o.trials, "fault_free_runs": o.fault_free_runs,
                 "settle_s": o.settle, "timeout_s": o.timeout, "pmpi_deadline_s": self.deadline_s,
                 "pmpi_deadline_fixed": bool(o.pmpi_deadline_ms), "hold_past_deadline": o.hold_past_deadline,
-                "total_s": total, "build": o.build, "binaries_built": self.binaries,
+                "total_s": total, "elapsed_s": self.elapsed, "build": o.build, "binaries_built": self.binaries,
                 "endpoints": [self.cluster.endpoint(i) for i in range(1, o.nodes + 1)],
                 "summary": [{k: (None if v == math.inf else v) for k, v in r.items()} for r in rows],
                 "scenarios": self.results, "watch_errors": self.watch.errors,

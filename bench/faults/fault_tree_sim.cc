@@ -49,9 +49,13 @@ uint32_t store(std::vector<T>& pool, std::vector<uint32_t>& free_slots, T value)
   return static_cast<uint32_t>(pool.size() - 1);
 }
 
-// Bytes malloc has handed out and not taken back (RSS would miss memory
-// that an earlier, freed simulation left resident).
-double heapInUse() { return static_cast<double>(mallinfo2().uordblks); }
+// Bytes malloc has handed out and not taken back, from its heap and as
+// mmapped chunks (RSS would miss memory that an earlier, freed simulation
+// left resident).
+double heapInUse() {
+  struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
+}
 
 // For measureCost: every call answers at once.
 class InstantNetwork final : public PeerNetwork, public Prober {
@@ -272,11 +276,9 @@ StatusFindings FaultTreeSim::statusProbe(std::string_view node) {
   countSent(&MessageCounts::probes, *to);
   const int64_t there = sampleDelay(), back = sampleDelay();
   if (lost() || dead(*to, cursor_ + there)) {
-    if (getenv("SIMDBG") && *to == victim_) fprintf(stderr, "DBG status probe of victim n%u by n%u LOST at %.3f\n", *to, current_, (cursor_-measure_from_)/1e9);
     cursor_ += toNs(config_.probe_deadline);
     return findings;
   }
-  if (getenv("SIMDBG") && *to == victim_) fprintf(stderr, "DBG status probe of victim n%u by n%u ok at %.3f\n", *to, current_, (cursor_-measure_from_)/1e9);
   findings.answered = true;
   findings.load = 0.5;
   findings.max_temperature_c = 55;
@@ -403,7 +405,8 @@ void FaultTreeSim::warmUp() {
   warmup_wall_s_ = secondsSince(start);
 }
 
-TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono::milliseconds after) {
+TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono::milliseconds after,
+                                   std::optional<uint32_t> victim) {
   auto start = Clock::now();
   if (!warm_kept_) warmUp();
   copyState(warm_, state_);
@@ -441,6 +444,7 @@ TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono
   victim_ = kNone;
   if (scenario != Scenario::kFaultFree && !candidates.empty()) {
     victim_ = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(pick)];
+    if (victim && *victim < n) victim_ = *victim;
     result.victim = victim_;
     result.victim_depth = tree_.depth(victim_);
     result.victim_children = tree_.children(victim_).size();

@@ -98,9 +98,10 @@ class FaultTreeSim {
   // from a copy of it.
   void warmUp();
   // Restores the warm-up's end state, injects the scenario's fault at a
-  // random victim a random fraction of a heartbeat period later, and runs
-  // `after` past the fault.
-  TrialResult runTrial(Scenario scenario, uint64_t seed, std::chrono::milliseconds after);
+  // random victim (or `victim`) a random fraction of a heartbeat period
+  // later, and runs `after` past the fault.
+  TrialResult runTrial(Scenario scenario, uint64_t seed, std::chrono::milliseconds after,
+                       std::optional<uint32_t> victim = std::nullopt);
 
   const FaultTree& tree() const { return tree_; }
   const SimConfig& config() const { return config_; }

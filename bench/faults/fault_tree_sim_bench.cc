@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,7 +43,7 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kUsage =
     "usage: fault_tree_sim_bench [--nodes LIST] [--trials N] [--seed S] [--fanout K]\n"
     "                            [--loss P] [--delay-us US] [--jitter exp|uniform]\n"
-    "                            [--warmup-s S] [--after-s S] [--scenarios LIST]\n"
+    "                            [--warmup-s S] [--after-s S] [--scenarios LIST] [--victim I]\n"
     "                            [--max-memory-gb G] [--max-wall-s S] [--force] [--json]\n"
     "\n"
     "Simulates one job's fault localisation tree, one FaultLocaliser per node, in\n"
@@ -58,6 +59,7 @@ constexpr const char* kUsage =
     "  --warmup-s S       simulated warm-up before the first fault (default 2)\n"
     "  --after-s S        simulated time after each fault (default 2.5)\n"
     "  --scenarios LIST   of leaf,inner,hang,free (default all)\n"
+    "  --victim I         node nI is the victim of every fault trial (to replay one)\n"
     "  --max-memory-gb G  skip a size whose estimated memory exceeds this (default 4)\n"
     "  --max-wall-s S     skip a size whose estimated wall time exceeds this (default 900)\n"
     "  --force            run every size whatever the estimates\n"
@@ -77,6 +79,7 @@ struct Args {
                                   Scenario::kFaultFree};
   double max_memory_gb = 4;
   double max_wall_s = 900;
+  std::optional<uint32_t> victim;
   bool force = false;
   bool json = false;
 };
@@ -146,6 +149,8 @@ Args parseArgs(int argc, char** argv) {
         else fail("--scenarios: unknown '" + s + "' (leaf, inner, hang, free)");
       }
       if (args.scenarios.empty()) fail("--scenarios: empty list");
+    } else if (a == "--victim") {
+      args.victim = static_cast<uint32_t>(parseNumber(a, value(), 0));
     } else if (a == "--max-memory-gb") {
       args.max_memory_gb = parseNumber(a, value(), 0);
     } else if (a == "--max-wall-s") {
@@ -183,11 +188,29 @@ std::string fmt(const char* format, double v) {
   return buffer;
 }
 
+// Words to lines of at most `width`, the later ones indented by two.
+std::string wrap(const std::string& text, size_t width = 100) {
+  std::stringstream in(text);
+  std::string word, out, line;
+  while (in >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = "  ";
+    }
+    line += (line.empty() || line == "  " ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 std::string jsonString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) out += fmt("\\u%04x", static_cast<unsigned char>(c));
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += escaped;
+    }
     else out += c;
   }
   return out + "\"";
@@ -283,19 +306,32 @@ std::string describeTrial(const Size& size, const TrialResult& t) {
 
 void runSize(const Args& args, Size& size) {
   const double period_s = 0.1;
+  std::fprintf(stderr, "fault_tree_sim_bench: %zu nodes: measuring a FaultLocaliser\n", size.nodes);
   size.cost = FaultTreeSim::measureCost(size.nodes, args.fan_out);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < size.nodes; ++i) names.push_back(nodeName(static_cast<uint32_t>(i)));
+  size.height = FaultTree(std::move(names), args.fan_out).height();
   const double simulated_s =
       args.warmup_s + static_cast<double>(args.trials * args.scenarios.size()) * (args.after_s + period_s / 2);
   // The warm-up's end state is kept while a trial runs on a copy of it.
   size.estimated_gb = 2.0 * static_cast<double>(size.nodes) * size.cost.bytes_per_localiser / 1e9;
   size.estimated_wall_s = static_cast<double>(size.nodes) * (simulated_s / period_s) * size.cost.tick_s * 1.2;
   if (!args.force && (size.estimated_gb > args.max_memory_gb || size.estimated_wall_s > args.max_wall_s)) {
-    size.skipped = "needs about " + fmt("%.1f", size.estimated_gb) + " GB (" +
-                   fmt("%.0f", size.cost.bytes_per_localiser / 1024) + " KB per FaultLocaliser) and " +
-                   fmt("%.0f", size.estimated_wall_s) + " s of wall time (FaultLocaliser::tick " +
-                   fmt("%.1f", size.cost.tick_s * 1e6) + " us at this size); limits " +
-                   fmt("%.1f", args.max_memory_gb) + " GB, " + fmt("%.0f", args.max_wall_s) + " s (--force runs it)";
+    size.skipped = "the run would need about " + fmt("%.1f", size.estimated_gb) + " GB (" +
+                   fmt("%.0f", size.cost.bytes_per_localiser / 1024) + " KB per FaultLocaliser, twice: the warm-up's " +
+                   "end state is kept) and " + fmt("%.0f", size.estimated_wall_s) + " s of wall time (" +
+                   fmt("%.0f", static_cast<double>(size.nodes) / period_s) + " ticks per simulated second, " +
+                   "FaultLocaliser::tick " + fmt("%.0f", size.cost.tick_s * 1e6) + " us each); limits " +
+                   fmt("%.1f", args.max_memory_gb) + " GB and " + fmt("%.0f", args.max_wall_s) +
+                   " s (--max-memory-gb, --max-wall-s; --force runs it anyway)";
     return;
+  }
+  if (args.victim) {
+    bool inner = static_cast<size_t>(*args.victim) * args.fan_out + 1 < size.nodes;
+    for (Scenario s : args.scenarios)
+      if (*args.victim >= size.nodes || (s == Scenario::kLeafCrash && inner) || (s == Scenario::kInnerCrash && !inner))
+        fail("--victim " + std::to_string(*args.victim) + " is not a possible victim of '" +
+             std::string(scenarioName(s)) + "' at " + std::to_string(size.nodes) + " nodes");
   }
   SimConfig config;
   config.nodes = size.nodes;
@@ -321,7 +357,7 @@ void runSize(const Args& args, Size& size) {
     auto start = Clock::now();
     for (size_t trial = 0; trial < args.trials; ++trial) {
       uint64_t seed = args.seed * 1000003 + size.nodes * 101 + static_cast<uint64_t>(scenario) * 10007 + trial + 1;
-      row.trials.push_back(sim.runTrial(scenario, seed, after));
+      row.trials.push_back(sim.runTrial(scenario, seed, after, args.victim));
     }
     row.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
     size.rows.push_back(std::move(row));
@@ -337,30 +373,30 @@ void printTable(const Args& args, const std::vector<Size>& sizes, double total_w
               args.warmup_s);
   std::printf("fault 0-100 ms later and runs %.1f s after it%s. Times are simulated seconds.\n\n", args.after_s,
               args.after_s < 3 ? " (reduced from ~3 s to keep the run short)" : "");
-  std::printf("%7s  %-12s  %6s  %7s  %8s  %5s  %9s  %9s  %10s  %5s  %16s  %7s\n", "", "", "", "", "", "", "localisation",
-              "", "root msgs", "", "msgs/fault", "wall");
-  std::printf("%7s  %-12s  %6s  %7s  %8s  %5s  %9s  %9s  %4s  %4s  %5s  %7s  %7s  %7s\n", "nodes", "scenario", "trials",
-              "correct", "off-root", "false", "p50 (s)", "p99 (s)", "mean", "max", "depth", "all", "victim", "(s)");
+  std::printf("%7s  %-12s  %6s  %7s  %8s  %5s  %17s  %10s  %5s  %15s  %7s\n", "", "", "", "", "", "",
+              "localisation (s)", "root msgs", "", "msgs/fault", "wall");
+  std::printf("%7s  %-12s  %6s  %7s  %8s  %5s  %8s %8s  %5s %4s  %5s  %7s %7s  %7s\n", "nodes", "scenario", "trials",
+              "correct", "off-root", "false", "p50", "p99", "mean", "max", "depth", "all", "victim", "(s)");
   for (const Size& size : sizes) {
     if (!size.skipped.empty()) {
-      std::printf("%7zu  not simulated: %s\n", size.nodes, size.skipped.c_str());
+      std::printf("%7zu  not simulated (see below)\n", size.nodes);
       continue;
     }
     for (const Row& row : size.rows) {
       std::vector<double> loc = row.localisation();
       bool fault = isFault(row.scenario);
       std::string correct = fault ? std::to_string(row.correct()) + "/" + std::to_string(row.trials.size()) : "-";
+      std::string off_root = fault ? std::to_string(row.offRoot()) : "-";
       std::string p50 = loc.empty() ? "-" : fmt("%.3f", percentile(loc, 0.5));
       std::string p99 = loc.empty() ? "-" : fmt("%.3f", percentile(loc, 0.99));
-      std::printf("%7zu  %-12s  %6zu  %7s  %8s  %5zu  %9s  %9s  %4.1f  %4.0f  %5zu  %7.1f  %7s  %7.1f\n", size.nodes,
-                  std::string(scenarioName(row.scenario)).c_str(), row.trials.size(), correct.c_str(),
-                  fault ? std::to_string(row.offRoot()).c_str() : "-", row.falseReports(), p50.c_str(), p99.c_str(),
+      std::string victim =
+          fault ? fmt("%.1f", row.mean([](const TrialResult& t) { return t.messages.about_victim; })) : "-";
+      std::printf("%7zu  %-12s  %6zu  %7s  %8s  %5zu  %8s %8s  %5.1f %4.0f  %5zu  %7.1f %7s  %7.1f\n", size.nodes,
+                  std::string(scenarioName(row.scenario)).c_str(), row.trials.size(), correct.c_str(), off_root.c_str(),
+                  row.falseReports(), p50.c_str(), p99.c_str(),
                   row.mean([](const TrialResult& t) { return t.root_messages; }),
                   row.max([](const TrialResult& t) { return t.root_messages; }), size.height,
-                  row.mean([](const TrialResult& t) { return t.messages.total(); }),
-                  fault ? fmt("%.1f", row.mean([](const TrialResult& t) { return t.messages.about_victim; })).c_str()
-                        : "-",
-                  row.wall_s);
+                  row.mean([](const TrialResult& t) { return t.messages.total(); }), victim.c_str(), row.wall_s);
     }
   }
   std::printf("\ncorrect: the first report about the victim names it with the right kind (node_down for a crash,\n"
@@ -380,13 +416,14 @@ void printTable(const Args& args, const std::vector<Size>& sizes, double total_w
       simulated += static_cast<double>(row.trials.size()) * args.after_s;
       wall += row.wall_s;
     }
-    std::printf("\n%zu nodes (tree depth %zu): built in %.2f s, %.1f s warm-up in %.2f s wall (%s), %zu trials in "
-                "%.1f s wall;\n  %.2f simulated s per wall s; FaultLocaliser::tick %.1f us, %.0f KB per localiser\n",
+    std::printf("\n%zu nodes, tree depth %zu: built in %.2f s; the %.1f s warm-up took %.2f s wall (%s);\n"
+                "  %zu trials took %.1f s wall (%.2f s each, %.2f simulated s per wall s); FaultLocaliser::tick\n"
+                "  %.1f us, %.0f KB per FaultLocaliser\n",
                 size.nodes, size.height, size.build_wall_s, args.warmup_s, size.warmup_wall_s,
-                size.unwatched == 0 ? "every node watched by its FLN after it"
+                size.unwatched == 0 ? "after it every node was watched by its FLN"
                                     : (std::to_string(size.unwatched) + " nodes not yet watched by their FLN").c_str(),
-                trials, wall - size.warmup_wall_s, simulated / std::max(wall, 1e-9), size.cost.tick_s * 1e6,
-                size.cost.bytes_per_localiser / 1024);
+                trials, wall - size.warmup_wall_s, (wall - size.warmup_wall_s) / std::max<double>(1, trials),
+                simulated / std::max(wall, 1e-9), size.cost.tick_s * 1e6, size.cost.bytes_per_localiser / 1024);
     for (const PublishedFault& p : size.warmup_reports)
       std::printf("  published during the warm-up, at n%u: %s\n", p.at, p.fault.describe().c_str());
     size_t shown = 0;
@@ -402,11 +439,16 @@ void printTable(const Args& args, const std::vector<Size>& sizes, double total_w
       }
   }
 
+  for (const Size& size : sizes)
+    if (!size.skipped.empty())
+      std::printf("\n%s\n", wrap(std::to_string(size.nodes) + " nodes, tree depth " + std::to_string(size.height) +
+                                  ": not simulated: " + size.skipped).c_str());
   std::printf("\n");
   for (const Size& size : sizes) {
     if (!size.skipped.empty()) {
-      std::printf("%s nodes: not simulated (%s); goals: localisation p99 < 2 s, root messages per fault O(depth)\n",
-                  withCommas(size.nodes).c_str(), size.skipped.c_str());
+      std::printf("%s nodes: localisation p99 not simulated (goal < 2 s), root messages per fault max not simulated "
+                  "(goal O(depth)= %zu)\n",
+                  withCommas(size.nodes).c_str(), size.height);
       continue;
     }
     auto [p99, root_max] = goalFigures(size);
@@ -430,10 +472,11 @@ void printJson(const Args& args, const std::vector<Size>& sizes, double total_wa
     out += "{\"nodes\":" + std::to_string(size.nodes) + ",\"simulated\":" + (size.skipped.empty() ? "true" : "false");
     out += ",\"skipped\":" + jsonString(size.skipped) + ",\"estimated_gb\":" + num(size.estimated_gb) +
            ",\"estimated_wall_s\":" + num(size.estimated_wall_s) + ",\"tick_us\":" + num(size.cost.tick_s * 1e6) +
-           ",\"bytes_per_localiser\":" + num(size.cost.bytes_per_localiser);
+           ",\"bytes_per_localiser\":" + num(size.cost.bytes_per_localiser) +
+           ",\"depth\":" + std::to_string(size.height);
     if (size.skipped.empty()) {
       auto [p99, root_max] = goalFigures(size);
-      out += ",\"depth\":" + std::to_string(size.height) + ",\"build_wall_s\":" + num(size.build_wall_s) +
+      out += ",\"build_wall_s\":" + num(size.build_wall_s) +
              ",\"warmup_wall_s\":" + num(size.warmup_wall_s) + ",\"unwatched_after_warmup\":" +
              std::to_string(size.unwatched) + ",\"warmup_reports\":" + std::to_string(size.warmup_reports.size()) +
              ",\"goal\":{\"localisation_p99_s\":" + num(p99) + ",\"root_messages_max\":" + num(root_max) +

@@ -51,6 +51,7 @@ class FaultLocaliser {
   const FaultTree& tree() const { return tree_; }
   const std::string& self() const { return self_; }
   const std::string& jobId() const { return job_id_; }
+  uid_t uid() const { return uid_; }
   // The node this one heartbeats to now: its FLN, or an SFLN after the FLN
   // stopped answering; "" at the root.
   std::string currentParent() const;

@@ -229,7 +229,7 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
       if (r.state != ProcessState::kGone && r.state != ProcessState::kZombie) any_alive = true;
     if (any_alive) tree.last_activity_ns = now_ns;
     LocalRankWatch::Outcome outcome =
-        tree.watch.check(job_id, 0, localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
+        tree.watch.check(job_id, localiser.uid(), localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
     for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), now_ns);
     if (outcome.all_finalized) localiser.leave(now_ns);
     localiser.tick(now_ns);

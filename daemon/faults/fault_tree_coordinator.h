@@ -45,8 +45,9 @@ class FaultTreeCoordinator {
     FaultLocaliser::Settings localiser;
     size_t fan_out = 4;
     size_t max_queue = 10000;
-    // A job's tree is dropped this long after its last heartbeat or rank
-    // activity here, once this node left it.
+    // A job's tree is dropped once this node left it and nobody heartbeats
+    // here any more, or when no rank of it lives here and nothing happened
+    // for this long.
     std::chrono::seconds linger{30};
     std::function<NodeState()> node_state;
     // Each fault published here (this node is the root or acting root), once.
