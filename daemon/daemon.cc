@@ -312,6 +312,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
     daemon->peer_service_ =
         std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_, *daemon->peer_token_, node_name);
     grpc::ServerBuilder builder;
+    // Another daemon on the same address must be an error, not a silent
+    // second listener sharing the port.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     int port = 0;
     builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(daemon->peer_service_.get());

@@ -138,12 +138,17 @@ FaultTreeSim::FaultTreeSim(SimConfig config)
   endpoints_.reserve(n);
   state_.localisers.reserve(n);
   state_.nodes.assign(n, NodeState{});
+  // One rank per node, rank i on node i, as the job's node list says
+  // (FaultTreeCoordinator::jobNodesChanged gives every localiser the list).
+  std::map<std::string, std::vector<uint32_t>> node_ranks;
+  for (uint32_t i = 0; i < n; ++i) node_ranks[tree_.name(i)] = {i};
   for (uint32_t i = 0; i < n; ++i) {
     endpoints_.push_back(std::make_unique<Endpoint>(*this, i));
     Endpoint& endpoint = *endpoints_.back();
     state_.localisers.push_back(std::make_unique<FaultLocaliser>(
         kJob, kUid, tree_, tree_.name(i), config_.localiser, rules_, endpoint, endpoint,
         [this, i](const FaultRecord& fault) { published(i, fault, cursor_); }));
+    state_.localisers.back()->setNodeRanks(node_ranks);
   }
   // Each daemon started at its own moment: ticks spread over one period.
   std::uniform_int_distribution<int64_t> phase(0, periodNs() - 1);
@@ -355,12 +360,12 @@ void FaultTreeSim::runUntil(int64_t end_ns) {
         break;
       }
       case EventType::kHang: {
-        // The node's own watch over its ranks (FaultTreeCoordinator::tickAll
-        // passes uid 0), then TFD from here.
+        // The node's own watch over its ranks, then TFD from here, as in
+        // FaultTreeCoordinator::tickAll.
         LocalRankWatch watch(rules_->stall_after);
         RankStatus rank = rankStatus(e.node, e.t);
-        LocalRankWatch::Outcome outcome =
-            watch.check(kJob, 0, tree_.name(e.node), std::span<const RankStatus>(&rank, 1), false, 55.0, e.t);
+        LocalRankWatch::Outcome outcome = watch.check(kJob, localiser.uid(), tree_.name(e.node),
+                                                      std::span<const RankStatus>(&rank, 1), false, 55.0, e.t);
         for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), e.t);
         break;
       }
@@ -477,7 +482,7 @@ TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono
   if (result.first) {
     const FaultRecord& f = result.first->fault;
     FaultKind expected = crash ? FaultKind::kNodeDown : FaultKind::kProcessHang;
-    result.correct = f.kind == expected && (crash || f.ranks == std::vector<uint32_t>{victim_});
+    result.correct = f.kind == expected && f.ranks == std::vector<uint32_t>{victim_};
     result.off_root = result.first->at != result.root;
     result.localisation_s = static_cast<double>(result.first->t_ns - fault_ns) / 1e9;
   }
@@ -502,12 +507,15 @@ FaultTreeSim::Cost FaultTreeSim::measureCost(size_t nodes, size_t fan_out) {
   auto rules = std::make_shared<FaultRuleBase>(RuleFileParser::builtIn());
   InstantNetwork network;
   const size_t k = std::min<size_t>(16, nodes - 1);
+  std::map<std::string, std::vector<uint32_t>> node_ranks;
+  for (uint32_t i = 0; i < nodes; ++i) node_ranks[tree.name(i)] = {i};
   std::vector<std::unique_ptr<FaultLocaliser>> localisers;
   double before = heapInUse();
   for (size_t i = 0; i < k; ++i) {
     size_t self = 1 + i * (nodes - 1) / k;
     localisers.push_back(std::make_unique<FaultLocaliser>(kJob, kUid, tree, tree.name(self), FaultLocaliser::Settings{},
                                                           rules, network, network, nullptr));
+    localisers.back()->setNodeRanks(node_ranks);
   }
   Cost cost;
   cost.bytes_per_localiser = std::max(0.0, heapInUse() - before) / static_cast<double>(k);

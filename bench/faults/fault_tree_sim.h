@@ -74,7 +74,7 @@ struct TrialResult {
   uint32_t root = 0;  // who should publish: node 0, or the first live reporter when node 0 crashed
   // The first report about the victim, wherever it was published.
   std::optional<PublishedFault> first;
-  bool correct = false;   // it names the victim with the expected kind (and rank, for a hang)
+  bool correct = false;   // it names the victim, its rank and the expected kind
   bool off_root = false;  // it was published somewhere other than `root`
   double localisation_s = 0;
   std::vector<PublishedFault> false_reports;  // fresh reports about other nodes

@@ -292,8 +292,8 @@ std::pair<double, double> goalFigures(const Size& size) {
   return {percentile(loc, 0.99), root_max};
 }
 
-std::string describeTrial(const Size& size, const TrialResult& t) {
-  std::string text = std::string(scenarioName(t.scenario)) + " (seed " + std::to_string(t.seed) + ")";
+std::string describeTrial(const Size& size, const TrialResult& t, size_t index) {
+  std::string text = std::string(scenarioName(t.scenario)) + " trial " + std::to_string(index + 1);
   if (t.victim)
     text += ": victim n" + std::to_string(*t.victim) + " (depth " + std::to_string(t.victim_depth) + ", " +
             std::to_string(t.victim_children) + " children)";
@@ -399,8 +399,8 @@ void printTable(const Args& args, const std::vector<Size>& sizes, double total_w
                   row.mean([](const TrialResult& t) { return t.messages.total(); }), victim.c_str(), row.wall_s);
     }
   }
-  std::printf("\ncorrect: the first report about the victim names it with the right kind (node_down for a crash,\n"
-              "process_hang with its rank for a hang). off-root: that report was published at a node other\n"
+  std::printf("\ncorrect: the first report about the victim names it and its rank with the right kind (node_down\n"
+              "for a crash, process_hang for a hang). off-root: that report was published at a node other\n"
               "than the root (or, when the root crashed, the first live reporter). false: reports about other\n"
               "nodes. root msgs: forwarded symptoms and published faults delivered to the root from the\n"
               "fault until its report + 1 s. msgs/fault: forwards, publishes and probe attempts sent by any\n"
@@ -426,17 +426,22 @@ void printTable(const Args& args, const std::vector<Size>& sizes, double total_w
                 simulated / std::max(wall, 1e-9), size.cost.tick_s * 1e6, size.cost.bytes_per_localiser / 1024);
     for (const PublishedFault& p : size.warmup_reports)
       std::printf("  published during the warm-up, at n%u: %s\n", p.at, p.fault.describe().c_str());
-    size_t shown = 0;
-    for (const Row& row : size.rows)
-      for (const TrialResult& t : row.trials) {
+    // The trials that went wrong, a few per scenario. Trial k replays alone
+    // with the same flags and --scenarios S --trials k: each trial's seed
+    // depends on --seed, the size, the scenario and k only.
+    for (const Row& row : size.rows) {
+      size_t shown = 0;
+      for (size_t index = 0; index < row.trials.size(); ++index) {
+        const TrialResult& t = row.trials[index];
         bool odd = (isFault(row.scenario) && (!t.correct || t.off_root)) || !t.false_reports.empty();
-        if (!odd || shown >= 8) continue;
+        if (!odd || shown >= 3) continue;
         ++shown;
-        std::printf("  %s\n", describeTrial(size, t).c_str());
+        std::printf("  %s\n", describeTrial(size, t, index).c_str());
         for (const PublishedFault& f : t.false_reports)
           std::printf("    false report at n%u after %.3f s: %s\n", f.at,
                       static_cast<double>(f.t_ns - t.fault_ns) / 1e9, f.fault.describe().c_str());
       }
+    }
   }
 
   for (const Size& size : sizes)

@@ -167,6 +167,7 @@ grpc::Status FaultsServiceImpl::ReportProgress(grpc::ServerContext* context, con
     u.communicators = fromProto(request->communicators());
     u.current_operation = request->current_operation();
     u.now_ns = nowNs();
+    u.finalized = request->finalized();
     return u;
   };
   Status recorded = jobs_.recordProgress(update(), peer->pid);
