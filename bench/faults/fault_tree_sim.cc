@@ -128,11 +128,11 @@ class FaultTreeSim::Endpoint final : public PeerNetwork, public Prober {
 
 FaultTreeSim::FaultTreeSim(SimConfig config)
     : config_(config),
-      tree_(nodeNames(std::max<size_t>(config.nodes, 2)), config.fan_out),
+      tree_(std::make_shared<const FaultTree>(nodeNames(std::max<size_t>(config.nodes, 2)), config.fan_out)),
       rules_(std::make_shared<FaultRuleBase>(RuleFileParser::builtIn())),
       exp_delay_(1.0 / std::max(1.0, config.delay_mean_us * 1000.0)) {
   auto start = Clock::now();
-  const size_t n = tree_.size();
+  const size_t n = tree_->size();
   config_.nodes = n;
   std::mt19937_64 setup(config_.seed);
   endpoints_.reserve(n);
@@ -140,15 +140,16 @@ FaultTreeSim::FaultTreeSim(SimConfig config)
   state_.nodes.assign(n, NodeState{});
   // One rank per node, rank i on node i, as the job's node list says
   // (FaultTreeCoordinator::jobNodesChanged gives every localiser the list).
-  std::map<std::string, std::vector<uint32_t>> node_ranks;
-  for (uint32_t i = 0; i < n; ++i) node_ranks[tree_.name(i)] = {i};
+  FaultLocaliser::NodeRanks node_ranks;
+  for (uint32_t i = 0; i < n; ++i) node_ranks[tree_->name(i)] = {i};
+  node_ranks_ = std::make_shared<const FaultLocaliser::NodeRanks>(std::move(node_ranks));
   for (uint32_t i = 0; i < n; ++i) {
     endpoints_.push_back(std::make_unique<Endpoint>(*this, i));
     Endpoint& endpoint = *endpoints_.back();
     state_.localisers.push_back(std::make_unique<FaultLocaliser>(
-        kJob, kUid, tree_, tree_.name(i), config_.localiser, rules_, endpoint, endpoint,
+        kJob, kUid, tree_, tree_->name(i), config_.localiser, rules_, endpoint, endpoint,
         [this, i](const FaultRecord& fault) { published(i, fault, cursor_); }));
-    state_.localisers.back()->setNodeRanks(node_ranks);
+    state_.localisers.back()->setNodeRanks(node_ranks_);
   }
   // Each daemon started at its own moment: ticks spread over one period.
   std::uniform_int_distribution<int64_t> phase(0, periodNs() - 1);
@@ -170,7 +171,7 @@ std::optional<uint32_t> FaultTreeSim::indexOf(std::string_view name) const {
   if (name.size() < 2 || name.front() != 'n') return std::nullopt;
   uint32_t index = 0;
   auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), index);
-  if (ec != std::errc() || end != name.data() + name.size() || index >= tree_.size() || tree_.name(index) != name)
+  if (ec != std::errc() || end != name.data() + name.size() || index >= tree_->size() || tree_->name(index) != name)
     return std::nullopt;
   return index;
 }
@@ -352,7 +353,7 @@ void FaultTreeSim::runUntil(int64_t end_ns) {
         // FaultTreeCoordinator::run: the next tick a period after this one ended.
         push({cursor_ + period, 0, e.node, 0, 0, EventType::kTick, false});
         break;
-      case EventType::kHeartbeat: localiser.heartbeatFrom(tree_.name(e.from), e.leaving, e.t); break;
+      case EventType::kHeartbeat: localiser.heartbeatFrom(tree_->name(e.from), e.leaving, e.t); break;
       case EventType::kSymptom: {
         SymptomRecord symptom = std::move(state_.symptoms[e.payload]);
         state_.free_symptoms.push_back(e.payload);
@@ -364,7 +365,7 @@ void FaultTreeSim::runUntil(int64_t end_ns) {
         // FaultTreeCoordinator::tickAll.
         LocalRankWatch watch(rules_->stall_after);
         RankStatus rank = rankStatus(e.node, e.t);
-        LocalRankWatch::Outcome outcome = watch.check(kJob, localiser.uid(), tree_.name(e.node),
+        LocalRankWatch::Outcome outcome = watch.check(kJob, localiser.uid(), tree_->name(e.node),
                                                       std::span<const RankStatus>(&rank, 1), false, 55.0, e.t);
         for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), e.t);
         break;
@@ -397,13 +398,13 @@ void FaultTreeSim::warmUp() {
   runUntil(toNs(config_.warmup));
   // Every node should be watched by its FLN by now.
   unwatched_after_warmup_ = 0;
-  for (size_t p = 0; p < tree_.size(); ++p) {
-    std::vector<size_t> children = tree_.children(p);
+  for (size_t p = 0; p < tree_->size(); ++p) {
+    std::vector<size_t> children = tree_->children(p);
     if (children.empty()) continue;
     std::vector<std::string> watched = state_.localisers[p]->watched();
     std::set<std::string> seen(watched.begin(), watched.end());
     for (size_t c : children)
-      if (!seen.count(tree_.name(c))) ++unwatched_after_warmup_;
+      if (!seen.count(tree_->name(c))) ++unwatched_after_warmup_;
   }
   copyState(state_, warm_);
   warm_kept_ = true;
@@ -438,10 +439,10 @@ TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono
   result.seed = seed;
   const int64_t fault_ns = state_.now + std::uniform_int_distribution<int64_t>(0, periodNs() - 1)(pick);
   result.fault_ns = fault_ns;
-  const size_t n = tree_.size();
+  const size_t n = tree_->size();
   std::vector<uint32_t> candidates;
   for (uint32_t i = 0; i < n; ++i) {
-    bool has_children = !tree_.children(i).empty();
+    bool has_children = !tree_->children(i).empty();
     if (scenario == Scenario::kProcessHang || (scenario == Scenario::kLeafCrash && !has_children) ||
         (scenario == Scenario::kInnerCrash && has_children))
       candidates.push_back(i);
@@ -451,8 +452,8 @@ TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono
     victim_ = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(pick)];
     if (victim && *victim < n) victim_ = *victim;
     result.victim = victim_;
-    result.victim_depth = tree_.depth(victim_);
-    result.victim_children = tree_.children(victim_).size();
+    result.victim_depth = tree_->depth(victim_);
+    result.victim_children = tree_->children(victim_).size();
     if (scenario == Scenario::kProcessHang) {
       state_.nodes[victim_].stopped_at = fault_ns;
       push({fault_ns, 0, victim_, 0, 0, EventType::kHang, false});
@@ -470,7 +471,7 @@ TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono
   runUntil(result.end_ns);
   measuring_ = false;
 
-  const std::string victim_name = victim_ == kNone ? std::string() : tree_.name(victim_);
+  const std::string victim_name = victim_ == kNone ? std::string() : tree_->name(victim_);
   for (PublishedFault& p : published_) {
     if (!p.fresh) ++result.duplicates;
     if (!victim_name.empty() && p.fault.node == victim_name) {
@@ -503,17 +504,19 @@ TrialResult FaultTreeSim::runTrial(Scenario scenario, uint64_t seed, std::chrono
 
 FaultTreeSim::Cost FaultTreeSim::measureCost(size_t nodes, size_t fan_out) {
   nodes = std::max<size_t>(nodes, 2);
-  FaultTree tree(nodeNames(nodes), fan_out);
+  auto shared_tree = std::make_shared<const FaultTree>(nodeNames(nodes), fan_out);
+  const FaultTree& tree = *shared_tree;
   auto rules = std::make_shared<FaultRuleBase>(RuleFileParser::builtIn());
   InstantNetwork network;
   const size_t k = std::min<size_t>(16, nodes - 1);
-  std::map<std::string, std::vector<uint32_t>> node_ranks;
-  for (uint32_t i = 0; i < nodes; ++i) node_ranks[tree.name(i)] = {i};
+  FaultLocaliser::NodeRanks ranks;
+  for (uint32_t i = 0; i < nodes; ++i) ranks[tree.name(i)] = {i};
+  auto node_ranks = std::make_shared<const FaultLocaliser::NodeRanks>(std::move(ranks));
   std::vector<std::unique_ptr<FaultLocaliser>> localisers;
   double before = heapInUse();
   for (size_t i = 0; i < k; ++i) {
     size_t self = 1 + i * (nodes - 1) / k;
-    localisers.push_back(std::make_unique<FaultLocaliser>(kJob, kUid, tree, tree.name(self), FaultLocaliser::Settings{},
+    localisers.push_back(std::make_unique<FaultLocaliser>(kJob, kUid, shared_tree, tree.name(self), FaultLocaliser::Settings{},
                                                           rules, network, network, nullptr));
     localisers.back()->setNodeRanks(node_ranks);
   }

@@ -103,7 +103,7 @@ class FaultTreeSim {
   TrialResult runTrial(Scenario scenario, uint64_t seed, std::chrono::milliseconds after,
                        std::optional<uint32_t> victim = std::nullopt);
 
-  const FaultTree& tree() const { return tree_; }
+  const FaultTree& tree() const { return *tree_; }
   const SimConfig& config() const { return config_; }
   double buildWallS() const { return build_wall_s_; }
   double warmupWallS() const { return warmup_wall_s_; }
@@ -184,7 +184,10 @@ class FaultTreeSim {
   LogFindings logProbe(std::string_view node);
 
   SimConfig config_;
-  FaultTree tree_;
+  // One tree and one rank map for every localiser, as in no daemon but
+  // necessary at 10,000 nodes in one process.
+  std::shared_ptr<const FaultTree> tree_;
+  std::shared_ptr<const FaultLocaliser::NodeRanks> node_ranks_;
   std::shared_ptr<const FaultRuleBase> rules_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   State state_;

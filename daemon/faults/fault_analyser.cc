@@ -121,8 +121,14 @@ class ProbeCache {
     auto key = std::make_pair(job, node);
     auto it = status_.find(key);
     if (it == status_.end()) {
-      ++sent_;
-      it = status_.emplace(key, prober_.statusProbe(job, node)).first;
+      // As the response probe does: a lost answer is asked again, or a
+      // hang whose symptom is raised once would never be found.
+      StatusFindings findings;
+      for (size_t attempt = 0; attempt < std::max<size_t>(1, attempts_) && !findings.answered; ++attempt) {
+        ++sent_;
+        findings = prober_.statusProbe(job, node);
+      }
+      it = status_.emplace(key, std::move(findings)).first;
     }
     return it->second;
   }
@@ -136,8 +142,12 @@ class ProbeCache {
     auto key = std::make_tuple(job, node, from_ns, to_ns);
     auto it = log_.find(key);
     if (it == log_.end()) {
-      ++sent_;
-      it = log_.emplace(key, prober_.logProbe(job, node, from_ns, to_ns)).first;
+      LogFindings findings;
+      for (size_t attempt = 0; attempt < std::max<size_t>(1, attempts_) && !findings.answered; ++attempt) {
+        ++sent_;
+        findings = prober_.logProbe(job, node, from_ns, to_ns);
+      }
+      it = log_.emplace(key, std::move(findings)).first;
     }
     return it->second;
   }

@@ -7,6 +7,8 @@ namespace nk {
 
 namespace {
 
+constexpr size_t kPublishAttempts = 3;
+
 std::vector<std::string> splitNodes(const std::string& joined) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -21,14 +23,14 @@ std::vector<std::string> splitNodes(const std::string& joined) {
 
 }  // namespace
 
-FaultLocaliser::FaultLocaliser(std::string job_id, uid_t uid, FaultTree tree, std::string self, Settings settings,
-                               std::shared_ptr<const FaultRuleBase> rules, PeerNetwork& network, Prober& prober,
-                               FaultSink report)
+FaultLocaliser::FaultLocaliser(std::string job_id, uid_t uid, std::shared_ptr<const FaultTree> tree,
+                               std::string self, Settings settings, std::shared_ptr<const FaultRuleBase> rules,
+                               PeerNetwork& network, Prober& prober, FaultSink report)
     : job_id_(std::move(job_id)),
       uid_(uid),
       tree_(std::move(tree)),
       self_(std::move(self)),
-      self_index_(tree_.indexOf(self_).value_or(0)),
+      self_index_(tree_->indexOf(self_).value_or(0)),
       settings_(settings),
       rules_(std::move(rules)),
       network_(network),
@@ -51,18 +53,9 @@ void FaultLocaliser::markUnreachable(const std::string& node, int64_t now_ns) {
       now_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.unreachable_hold).count();
 }
 
-std::vector<size_t> FaultLocaliser::heartbeatTargets() const {
-  // The FLN, then the SFLNs; when every ancestor is gone, whoever reports
-  // in the root's place, so that this node stays watched.
-  std::vector<size_t> targets = tree_.ancestors(self_index_);
-  for (size_t r : tree_.reporters())
-    if (r != self_index_ && std::find(targets.begin(), targets.end(), r) == targets.end()) targets.push_back(r);
-  return targets;
-}
-
 std::string FaultLocaliser::currentParent() const {
-  if (self_index_ == tree_.root() && current_parent_.empty()) return "";
-  return current_parent_.empty() && self_index_ != tree_.root() ? tree_.name(tree_.parent(self_index_))
+  if (self_index_ == tree_->root() && current_parent_.empty()) return "";
+  return current_parent_.empty() && self_index_ != tree_->root() ? tree_->name(tree_->parent(self_index_))
                                                                  : current_parent_;
 }
 
@@ -71,7 +64,8 @@ SymptomRecord FaultLocaliser::forNode(const SymptomRecord& symptom, const std::s
   copy.suspect_node = node;
   // A symptom about several nodes names ranks on each: each node's copy
   // keeps its own, so that one node's fault does not name another's ranks.
-  if (auto ranks = node_ranks_.find(node); ranks != node_ranks_.end() && !copy.suspect_ranks.empty()) {
+  if (!node_ranks_) return copy;
+  if (auto ranks = node_ranks_->find(node); ranks != node_ranks_->end() && !copy.suspect_ranks.empty()) {
     std::vector<uint32_t> own;
     for (uint32_t r : copy.suspect_ranks)
       if (std::find(ranks->second.begin(), ranks->second.end(), r) != ranks->second.end()) own.push_back(r);
@@ -84,7 +78,7 @@ bool FaultLocaliser::detect(SymptomRecord symptom, int64_t now_ns) {
   ++counters_.symptoms_detected;
   bool any = false;
   for (const std::string& suspect : splitNodes(symptom.suspect_node)) {
-    auto suspect_index = tree_.indexOf(suspect);
+    auto suspect_index = tree_->indexOf(suspect);
     if (!suspect_index) continue;
     any = true;
     if (down_.count(suspect)) continue;  // found down: nothing for TFA to add
@@ -92,8 +86,8 @@ bool FaultLocaliser::detect(SymptomRecord symptom, int64_t now_ns) {
     bool taken = false;
     // Algorithm 1: the suspect's FLN if it is available, else its SFLNs in
     // turn, the root last.
-    for (size_t localiser : tree_.localisers(*suspect_index)) {
-      const std::string& name = tree_.name(localiser);
+    for (size_t localiser : tree_->localisers(*suspect_index)) {
+      const std::string& name = tree_->name(localiser);
       if (localiser == self_index_) {
         receive(copy, now_ns);
         taken = true;
@@ -124,7 +118,7 @@ bool FaultLocaliser::receive(SymptomRecord symptom, int64_t now_ns) {
   std::vector<std::string> suspects = splitNodes(symptom.suspect_node);
   for (size_t i = 0; i < suspects.size(); ++i) {
     const std::string& suspect = suspects[i];
-    if (!tree_.contains(suspect) || down_.count(suspect)) continue;
+    if (!tree_->contains(suspect) || down_.count(suspect)) continue;
     SymptomRecord copy = suspects.size() == 1 ? std::move(symptom) : forNode(symptom, suspect);
     copy.suspect_node = suspect;
     auto& held = held_[suspect];
@@ -173,7 +167,9 @@ void FaultLocaliser::analyse(const std::string& node, int64_t now_ns) {
     if (fault.kind == FaultKind::kNodeDown) down_.insert(fault.node);
     if (fault.uid == 0) fault.uid = uid_;
     if (fault.ranks.empty()) {
-      if (auto ranks = node_ranks_.find(fault.node); ranks != node_ranks_.end()) fault.ranks = ranks->second;
+      if (node_ranks_) {
+        if (auto ranks = node_ranks_->find(fault.node); ranks != node_ranks_->end()) fault.ranks = ranks->second;
+      }
     }
     if (fault.job_id.empty()) fault.job_id = job_id_;
     report(std::move(fault), now_ns);
@@ -181,17 +177,21 @@ void FaultLocaliser::analyse(const std::string& node, int64_t now_ns) {
 }
 
 void FaultLocaliser::report(FaultRecord fault, int64_t now_ns) {
-  for (size_t reporter : tree_.reporters()) {
-    const std::string& name = tree_.name(reporter);
+  for (size_t reporter : tree_->reporters()) {
+    const std::string& name = tree_->name(reporter);
     if (reporter == self_index_) {
       publishHere(fault);
       return;
     }
     if (!reachable(name, now_ns)) continue;
-    PeerNetwork::Delivery delivery = network_.publishFault(name, fault);
-    if (delivery == PeerNetwork::Delivery::kAccepted) {
-      ++counters_.faults_published;
-      return;
+    // A root that lost one message is still the root: the report goes
+    // elsewhere only when it does not answer again and again, or the users
+    // watching rank 0's node would miss it.
+    for (size_t attempt = 0; attempt < kPublishAttempts; ++attempt) {
+      if (network_.publishFault(name, fault) == PeerNetwork::Delivery::kAccepted) {
+        ++counters_.faults_published;
+        return;
+      }
     }
     markUnreachable(name, now_ns);
   }
@@ -203,7 +203,7 @@ void FaultLocaliser::publishHere(const FaultRecord& fault) {
 }
 
 void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns) {
-  if (!tree_.contains(node) || node == self_) return;
+  if (!tree_->contains(node) || node == self_) return;
   unreachable_until_.erase(node);
   if (leaving) {
     watched_.erase(node);
@@ -216,8 +216,18 @@ void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_
 
 void FaultLocaliser::sendHeartbeat(int64_t now_ns, bool leaving) {
   last_heartbeat_ns_ = now_ns;
-  for (size_t target : heartbeatTargets()) {
-    const std::string& name = tree_.name(target);
+  // The FLN, then the SFLNs; when every ancestor is gone, whoever reports
+  // in the root's place, so that this node stays watched. Walked, not
+  // listed: at 10,000 nodes a list per heartbeat would cost more than the
+  // heartbeat.
+  const std::vector<size_t> ancestors = tree_->ancestors(self_index_);
+  const size_t candidates = ancestors.size() + tree_->size();
+  for (size_t k = 0; k < candidates; ++k) {
+    size_t target = k < ancestors.size() ? ancestors[k] : k - ancestors.size();
+    if (k >= ancestors.size() &&
+        (target == self_index_ || std::find(ancestors.begin(), ancestors.end(), target) != ancestors.end()))
+      continue;
+    const std::string& name = tree_->name(target);
     if (!reachable(name, now_ns)) continue;
     ++counters_.heartbeats_sent;
     PeerNetwork::Delivery delivery = network_.heartbeat(name, job_id_, self_, leaving);
@@ -284,7 +294,7 @@ void FaultLocaliser::dropOld(int64_t now_ns) {
 
 void FaultLocaliser::tick(int64_t now_ns) {
   const int64_t period = std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
-  if (!left_ && self_index_ != tree_.root() && now_ns - last_heartbeat_ns_ >= period) sendHeartbeat(now_ns, false);
+  if (!left_ && self_index_ != tree_->root() && now_ns - last_heartbeat_ns_ >= period) sendHeartbeat(now_ns, false);
   watchHeartbeats(now_ns);
   for (const std::string& node : std::vector<std::string>(due_.begin(), due_.end())) analyse(node, now_ns);
   dropOld(now_ns);
@@ -293,7 +303,7 @@ void FaultLocaliser::tick(int64_t now_ns) {
 void FaultLocaliser::leave(int64_t now_ns) {
   if (left_) return;
   left_ = true;
-  if (self_index_ != tree_.root()) sendHeartbeat(now_ns, true);
+  if (self_index_ != tree_->root()) sendHeartbeat(now_ns, true);
 }
 
 std::vector<std::string> FaultLocaliser::watched() const {

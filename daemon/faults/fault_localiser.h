@@ -45,10 +45,17 @@ class FaultLocaliser {
   // Where a fault goes when this node is the one to report it.
   using FaultSink = std::function<void(const FaultRecord&)>;
 
+  // The tree (and the node ranks below) may be shared by the localisers of
+  // many nodes in one process (the simulation): nothing here copies them.
+  FaultLocaliser(std::string job_id, uid_t uid, std::shared_ptr<const FaultTree> tree, std::string self,
+                 Settings settings, std::shared_ptr<const FaultRuleBase> rules, PeerNetwork& network, Prober& prober,
+                 FaultSink report);
   FaultLocaliser(std::string job_id, uid_t uid, FaultTree tree, std::string self, Settings settings,
-                 std::shared_ptr<const FaultRuleBase> rules, PeerNetwork& network, Prober& prober, FaultSink report);
+                 std::shared_ptr<const FaultRuleBase> rules, PeerNetwork& network, Prober& prober, FaultSink report)
+      : FaultLocaliser(std::move(job_id), uid, std::make_shared<const FaultTree>(std::move(tree)), std::move(self),
+                       settings, std::move(rules), network, prober, std::move(report)) {}
 
-  const FaultTree& tree() const { return tree_; }
+  const FaultTree& tree() const { return *tree_; }
   const std::string& self() const { return self_; }
   const std::string& jobId() const { return job_id_; }
   uid_t uid() const { return uid_; }
@@ -74,7 +81,9 @@ class FaultLocaliser {
   void leave(int64_t now_ns);
   // The job's ranks on each node: a fault whose symptoms named no rank (a
   // node that stopped heartbeating) is reported with its node's ranks.
-  void setNodeRanks(std::map<std::string, std::vector<uint32_t>> node_ranks) { node_ranks_ = std::move(node_ranks); }
+  using NodeRanks = std::map<std::string, std::vector<uint32_t>>;
+  void setNodeRanks(std::shared_ptr<const NodeRanks> node_ranks) { node_ranks_ = std::move(node_ranks); }
+  void setNodeRanks(NodeRanks node_ranks) { node_ranks_ = std::make_shared<const NodeRanks>(std::move(node_ranks)); }
   // A different rule base (SIGHUP).
   void setRules(std::shared_ptr<const FaultRuleBase> rules) { rules_ = std::move(rules); }
 
@@ -106,11 +115,10 @@ class FaultLocaliser {
   void markUnreachable(const std::string& node, int64_t now_ns);
   void dropOld(int64_t now_ns);
   int64_t heartbeatTimeoutNs() const;
-  std::vector<size_t> heartbeatTargets() const;
 
   std::string job_id_;
   uid_t uid_;
-  FaultTree tree_;
+  std::shared_ptr<const FaultTree> tree_;
   std::string self_;
   size_t self_index_;
   Settings settings_;
@@ -126,7 +134,7 @@ class FaultLocaliser {
   std::map<std::string, int64_t> last_analysis_ns_;
   std::set<std::string> lost_before_;  // localisers this node's heartbeats lost once
   std::string current_parent_;
-  std::map<std::string, std::vector<uint32_t>> node_ranks_;
+  std::shared_ptr<const NodeRanks> node_ranks_;
   std::map<std::string, Watched> watched_;
   std::map<std::string, int64_t> unreachable_until_;
   size_t missed_heartbeats_ = 0;
