@@ -16,23 +16,6 @@ namespace {
 
 constexpr size_t kMaxSymptomLines = 10;
 
-// The rule file's words. Kept here rather than calling probeConditionName()
-// so that the analyser does not depend on where the parser defines it.
-std::string_view conditionWord(ProbeCondition condition) {
-  switch (condition) {
-    case ProbeCondition::kUnreachable: return "unreachable";
-    case ProbeCondition::kReachable: return "reachable";
-    case ProbeCondition::kSlow: return "slow";
-    case ProbeCondition::kRankGone: return "rank_gone";
-    case ProbeCondition::kRankStopped: return "rank_stopped";
-    case ProbeCondition::kRankStalled: return "rank_stalled";
-    case ProbeCondition::kRanksHealthy: return "ranks_healthy";
-    case ProbeCondition::kHot: return "hot";
-    case ProbeCondition::kLogPending: return "log_pending";
-  }
-  return "unknown";
-}
-
 bool isRankCondition(ProbeCondition condition) {
   return condition == ProbeCondition::kRankGone || condition == ProbeCondition::kRankStopped ||
          condition == ProbeCondition::kRankStalled;
@@ -331,7 +314,7 @@ std::optional<FaultRecord> probeRule(const FaultRule& rule, const FaultAnalyser:
       rank_hits.insert(rank_hits.end(), result.ranks.begin(), result.ranks.end());
     }
     for (std::string& line : result.evidence) appendUnique(probe_lines, std::move(line));
-    words += (words.empty() ? "" : ", ") + std::string(conditionWord(condition));
+    words += (words.empty() ? "" : ", ") + std::string(probeConditionName(condition));
   }
 
   const SymptomRecord& first = group.symptoms.front();

@@ -245,37 +245,39 @@ void FaultLocaliser::sendHeartbeat(int64_t now_ns, bool leaving) {
       missed_heartbeats_ = 0;
       lost_before_.insert(name);
       markUnreachable(name, now_ns);
-      SymptomRecord lost;
-      lost.job_id = job_id_;
-      lost.uid = uid_;
-      lost.kind = SymptomKind::kHeartbeatLost;
-      lost.reporter_node = self_;
-      lost.reporter_rank = kDaemonReporter;
-      lost.suspect_node = name;
-      lost.timestamp_ns = now_ns;
-      lost.detail = "its child " + self_ + " got no answer to " + std::to_string(settings_.heartbeat_misses) +
-                    " heartbeats";
-      detect(std::move(lost), now_ns);
+      detect(heartbeatLost(name, now_ns,
+                           "its child " + self_ + " got no answer to " +
+                               std::to_string(settings_.heartbeat_misses) + " heartbeats"),
+             now_ns);
       continue;  // and heartbeat to the next localiser (SFLN) now
     }
     markUnreachable(name, now_ns);
   }
 }
 
+SymptomRecord FaultLocaliser::heartbeatLost(const std::string& suspect, int64_t timestamp_ns,
+                                            std::string detail) const {
+  SymptomRecord lost;
+  lost.job_id = job_id_;
+  lost.uid = uid_;
+  lost.kind = SymptomKind::kHeartbeatLost;
+  lost.reporter_node = self_;
+  lost.reporter_rank = kDaemonReporter;
+  lost.suspect_node = suspect;
+  lost.timestamp_ns = timestamp_ns;
+  lost.detail = std::move(detail);
+  return lost;
+}
+
 void FaultLocaliser::watchHeartbeats(int64_t now_ns) {
   for (auto& [node, w] : watched_) {
     if (w.suspected || now_ns - w.last_heard_ns <= heartbeatTimeoutNs()) continue;
     w.suspected = true;
-    SymptomRecord lost;
-    lost.job_id = job_id_;
-    lost.uid = uid_;
-    lost.kind = SymptomKind::kHeartbeatLost;
-    lost.reporter_node = self_;
-    lost.reporter_rank = kDaemonReporter;
-    lost.suspect_node = node;
-    lost.timestamp_ns = w.last_heard_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
-    lost.detail = "no heartbeat for " + std::to_string((now_ns - w.last_heard_ns) / 1000000) + " ms";
-    detect(std::move(lost), now_ns);
+    const int64_t first_missed =
+        w.last_heard_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
+    detect(heartbeatLost(node, first_missed,
+                         "no heartbeat for " + std::to_string((now_ns - w.last_heard_ns) / 1000000) + " ms"),
+           now_ns);
   }
 }
 

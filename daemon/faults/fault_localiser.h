@@ -106,6 +106,7 @@ class FaultLocaliser {
   };
 
   void analyse(const std::string& node, int64_t now_ns);
+  SymptomRecord heartbeatLost(const std::string& suspect, int64_t timestamp_ns, std::string detail) const;
   SymptomRecord forNode(const SymptomRecord& symptom, const std::string& node) const;
   bool triggers(const std::string& node, const SymptomRecord& newest, int64_t now_ns) const;
   void report(FaultRecord fault, int64_t now_ns);
