@@ -305,12 +305,13 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
       *daemon->jobs_, *daemon->symptoms_, *daemon->access_, "unix:" + own_socket.string(), *daemon->peer_network_,
       *daemon->fault_tree_, *daemon->fault_reports_, faults));
   daemon->services_.push_back(std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_,
-                                                                     *daemon->peer_token_, node_name));
+                                                                     *daemon->peer_token_, *daemon->access_, node_name));
 
   if (!options.listen_address.empty()) {
     // A service serves one server: the TCP one gets its own.
     daemon->peer_service_ =
-        std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_, *daemon->peer_token_, node_name);
+        std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_, *daemon->peer_token_,
+                                               *daemon->access_, node_name);
     grpc::ServerBuilder builder;
     // Another daemon on the same address must be an error, not a silent
     // second listener sharing the port.

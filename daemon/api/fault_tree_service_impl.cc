@@ -10,6 +10,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include "api/fault_wire.h"
+#include "api/peer_identity.h"
+#include "api/status_mapping.h"
+#include "node/access_policy.h"
 #include "faults/fault_tree_coordinator.h"
 #include "faults/job_registry.h"
 #include "message_log.h"
@@ -52,18 +55,30 @@ std::vector<pmpi::MessageLog::Entry> readLog(const std::filesystem::path& path) 
 }  // namespace
 
 FaultTreeServiceImpl::FaultTreeServiceImpl(JobRegistry& jobs, FaultTreeCoordinator& coordinator,
-                                           const PeerToken& token, std::string node_name,
-                                           std::filesystem::path message_log_dir)
+                                           const PeerToken& token, const AccessPolicy& access,
+                                           std::string node_name, std::filesystem::path message_log_dir)
     : jobs_(jobs),
       coordinator_(coordinator),
       token_(token),
+      access_(access),
       node_name_(std::move(node_name)),
       message_log_dir_(std::move(message_log_dir)) {}
+
+grpc::Status FaultTreeServiceImpl::authenticate(const grpc::ServerContext& context) const {
+  if (token_.configured()) return token_.check(context);
+  auto peer = PeerIdentity::fromContext(context);
+  if (!peer) return toGrpcStatus(peer.error());
+  if (!access_.isAdmin(*peer))
+    return {grpc::StatusCode::PERMISSION_DENIED,
+            "the fault tree service takes only daemons: without a peer token (--peer-token) only an admin may call it "
+            "(you are uid " + std::to_string(peer->uid) + ")"};
+  return grpc::Status::OK;
+}
 
 // Progress is no secret among the job's daemons; the token keeps others out.
 grpc::Status FaultTreeServiceImpl::RankProgress(grpc::ServerContext* context, const v1::RankProgressRequest* request,
                                                 v1::RankProgressResponse* reply) {
-  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   if (request->job_id().empty()) return invalid("job_id is empty");
   auto job = jobs_.job(request->job_id());
   reply->set_now_ns(nowNs());
@@ -88,7 +103,7 @@ grpc::Status FaultTreeServiceImpl::RankProgress(grpc::ServerContext* context, co
 
 grpc::Status FaultTreeServiceImpl::Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                                              v1::HeartbeatResponse* reply) {
-  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   if (request->job_id().empty() || request->node().empty()) return invalid("job_id and node must be set");
   // A heartbeat for a job this node has no tree of (it restarted, or its
   // ranks have not registered yet) is answered all the same: this daemon
@@ -99,7 +114,7 @@ grpc::Status FaultTreeServiceImpl::Heartbeat(grpc::ServerContext* context, const
 
 grpc::Status FaultTreeServiceImpl::ForwardSymptom(grpc::ServerContext* context, const v1::Symptom* request,
                                                   v1::ReportSymptomResponse* reply) {
-  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   if (request->job_id().empty()) return invalid("job_id is empty");
   if (!isKnownSymptomKind(request->kind()) || request->kind() == v1::SYMPTOM_KIND_UNSPECIFIED)
     return invalid("kind " + std::to_string(request->kind()) + " is not a symptom kind");
@@ -118,7 +133,7 @@ grpc::Status FaultTreeServiceImpl::ForwardSymptom(grpc::ServerContext* context, 
 
 grpc::Status FaultTreeServiceImpl::ResponseProbe(grpc::ServerContext* context, const v1::ProbeRequest*,
                                                  v1::ProbeResponse* reply) {
-  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   reply->set_alive(true);
   reply->set_node(node_name_);
   return grpc::Status::OK;
@@ -126,14 +141,14 @@ grpc::Status FaultTreeServiceImpl::ResponseProbe(grpc::ServerContext* context, c
 
 grpc::Status FaultTreeServiceImpl::StatusProbe(grpc::ServerContext* context, const v1::ProbeRequest* request,
                                                v1::StatusProbeResponse* reply) {
-  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   FaultWire::toProto(coordinator_.localStatus(request->job_id()), reply);
   return grpc::Status::OK;
 }
 
 grpc::Status FaultTreeServiceImpl::LogProbe(grpc::ServerContext* context, const v1::LogProbeRequest* request,
                                             v1::LogProbeResponse* reply) {
-  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   if (request->job_id().empty()) return invalid("job_id is empty");
   if (request->to_ns() != 0 && request->to_ns() < request->from_ns()) return invalid("to_ns is before from_ns");
   auto job = jobs_.job(request->job_id());
@@ -159,7 +174,7 @@ grpc::Status FaultTreeServiceImpl::LogProbe(grpc::ServerContext* context, const 
 
 grpc::Status FaultTreeServiceImpl::PublishFault(grpc::ServerContext* context, const v1::FaultReport* request,
                                                 v1::PublishFaultResponse* reply) {
-  if (grpc::Status s = token_.check(*context); !s.ok()) return s;
+  if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   if (request->job_id().empty() || request->node().empty()) return invalid("job_id and node must be set");
   if (request->kind() <= v1::FAULT_KIND_UNSPECIFIED || request->kind() > v1::FAULT_KIND_OVERHEATING)
     return invalid("kind " + std::to_string(request->kind()) + " is not a fault kind");

@@ -8,6 +8,7 @@
 
 namespace nk {
 
+class AccessPolicy;
 class FaultTreeCoordinator;
 class JobRegistry;
 
@@ -15,13 +16,16 @@ class JobRegistry;
 // one: heartbeats, symptoms TFD sends here, the three probes, faults to
 // publish as root, and the progress of this node's ranks. Served on TCP
 // (--listen) and on the Unix socket; every call must carry the peer token
-// when the daemon has one.
+// when the daemon has one. Without a token (no --listen), only admins may
+// call it on the Unix socket: another local user must not feed the tree
+// symptoms or faults.
 class FaultTreeServiceImpl final : public nodekeeper::v1::FaultTreeService::Service {
  public:
   // `message_log_dir`: where the PMPI agents map their message logs
   // (nodekeeper-pmpi-<pid>.log), for the log probe.
   FaultTreeServiceImpl(JobRegistry& jobs, FaultTreeCoordinator& coordinator, const PeerToken& token,
-                       std::string node_name, std::filesystem::path message_log_dir = "/dev/shm");
+                       const AccessPolicy& access, std::string node_name,
+                       std::filesystem::path message_log_dir = "/dev/shm");
 
   grpc::Status RankProgress(grpc::ServerContext*, const nodekeeper::v1::RankProgressRequest*,
                             nodekeeper::v1::RankProgressResponse*) override;
@@ -39,9 +43,12 @@ class FaultTreeServiceImpl final : public nodekeeper::v1::FaultTreeService::Serv
                             nodekeeper::v1::PublishFaultResponse*) override;
 
  private:
+  grpc::Status authenticate(const grpc::ServerContext& context) const;
+
   JobRegistry& jobs_;
   FaultTreeCoordinator& coordinator_;
   const PeerToken& token_;
+  const AccessPolicy& access_;
   std::string node_name_;
   std::filesystem::path message_log_dir_;
 };

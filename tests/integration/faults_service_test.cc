@@ -498,6 +498,8 @@ TEST_F(FaultsServiceTest, AnotherUserMayOnlyActForItsOwnProcessAndSeeItsOwnJobs)
   EXPECT_NE(line("watch").find(denied), std::string::npos) << result.out;
   EXPECT_NE(line("list").find("jobs nobody-job"), std::string::npos) << result.out;
   EXPECT_NE(line("symptoms").find("count 0"), std::string::npos) << result.out;
+  EXPECT_NE(line("publish").find(denied + " the fault tree service takes only daemons"), std::string::npos)
+      << result.out;
   // The admin sees both users' jobs.
   EXPECT_EQ(jobs(*a_).jobs_size(), 2);
 }
@@ -546,6 +548,16 @@ int actAsOther(const std::string& socket, pid_t test_pid) {
   int count = 0;
   while (all->Read(&s)) ++count;
   std::cout << "symptoms: code " << all->Finish().error_code() << " count " << count << "\n";
+
+  // The daemons' own service: without a peer token, admins only.
+  auto tree = v1::FaultTreeService::NewStub(grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials()));
+  v1::FaultReport fake;
+  fake.set_job_id(kJob);
+  fake.set_kind(v1::FAULT_KIND_NODE_DOWN);
+  fake.set_node("a");
+  v1::PublishFaultResponse published;
+  auto publish_context = contextWithDeadline();
+  say("publish", tree->PublishFault(publish_context.get(), fake, &published));
   return 0;
 }
 
