@@ -52,11 +52,19 @@ start until --settle s after the expected one (or until --timeout s after
 the injection when it never came; for hang, at least until the deadline
 plus 1 s), is a false report. Reports after that window come from tearing
 the job down (its ranks are killed) and are not counted; --json lists them
-per trial as `after_window`. p99 is the nearest-rank percentile: with fewer
-than 100 trials it is the maximum. A trial that missed counts as an
-infinite time in the goals.
+per trial as `after_window`. `ended-job reports` counts the reports inside
+a trial's window about other, earlier jobs, whose ranks are all gone (their
+trees stay on the daemons for a while after): not part of any goal, but no
+job that has ended should get one. p99 is the nearest-rank percentile: with
+fewer than 100 trials it is the maximum. A trial that missed counts as an
+infinite time in the goals. The goals are judged on fault->report; the same
+limits on the watch times are printed beside them for information.
 
-Killed daemons are restarted before the next trial; the others stay up.
+Killed daemons are restarted before the next trial, on a fresh --state-dir
+(--keep-state-on-restart: on the old one; the emulated node then restores
+its temperatures from the sysfs tree it left, a little hotter each time
+under load, and after a dozen restarts in a row n2 reads over 95 C and
+reports overheating); the others stay up.
 Every process started here is stopped on exit (also on Ctrl-C, SIGTERM and
 errors). Progress goes to stderr, one line per trial; the table (or JSON
 with --json) to stdout. Exit status: 0 when the run completed (whatever the
@@ -202,8 +210,9 @@ def leaves(n):
 # ---------------------------------------------------------------- cluster
 
 class Cluster:
-    def __init__(self, build, nodes, workdir, reaper):
+    def __init__(self, build, nodes, workdir, reaper, keep_state=False):
         self.build = build
+        self.keep_state = keep_state
         self.n = nodes
         self.dir = workdir
         self.reaper = reaper
@@ -270,6 +279,8 @@ class Cluster:
         dead = [i for i, p in self.daemons.items() if p.poll() is not None]
         for i in dead:
             self.daemons[i].wait()
+            if not self.keep_state:  # see --keep-state-on-restart
+                shutil.rmtree(os.path.join(self.dir, f"s{i}"), ignore_errors=True)
             self._spawn(i)
             self.restarts += 1
         if dead:
@@ -524,7 +535,7 @@ class Bench:
         self.workdir = tempfile.mkdtemp(prefix="nk-faultbench-")
         os.chmod(self.workdir, 0o755)
         log(f"fault_localisation_bench: {o.nodes} nodes in {self.workdir}")
-        self.cluster = Cluster(o.build, o.nodes, self.workdir, self.reaper)
+        self.cluster = Cluster(o.build, o.nodes, self.workdir, self.reaper, keep_state=o.keep_state_on_restart)
         log(f"  daemons on {self.cluster.hosts[0]}..{self.cluster.hosts[-1]}:{self.cluster.port}")
         self.cluster.start()
         self.watch = FaultWatch(self.cluster, self.reaper)
@@ -545,7 +556,7 @@ class Bench:
         job_id = f"nkfb{self.tag}-{scenario}-{k}"
         trial = {"trial": k, "job_id": job_id, "target": f"n{target}", "expected": None, "correct": False,
                  "fault_to_report_s": None, "watch_s": None, "detected_after_s": None, "localised_by": None,
-                 "evidence": None, "false_reports": [], "error": None}
+                 "evidence": None, "false_reports": [], "ended_job_reports": [], "error": None}
         job = Job(c, self.reaper, job_id, ["hang", "300", "100"], o.pmpi_deadline_ms)
         try:
             job.wait_tree(o.timeout + 30)
@@ -592,6 +603,8 @@ class Bench:
                 sorted(first.get("ranks", [])) == expected["ranks"]
             trial["false_reports"] = [dict(r, arrival_ns=a) for a, r in in_window if not (hit and r is hit[1])]
             trial["first_report"] = brief(first) if first else None
+            trial["ended_job_reports"] = [dict(r, arrival_ns=a) for a, r in self.watch.since()
+                                          if r.get("job_id") != job_id and t0 <= a <= trial["window_end_ns"]]
             # The ranks' own detection: response timeouts the agents reported (daemon log lines).
             waited = []
             pattern = re.compile(r"of job " + re.escape(job_id) + r": response_timeout reported by .*? after ([0-9.]+) s")
@@ -616,7 +629,8 @@ class Bench:
         timing = (f"fault->report {t:.3f} s, watch {trial['watch_s']:.3f} s, by {trial['localised_by']}"
                   if t is not None else f"expected report missing after {self.o.timeout:.0f} s")
         log(f"[{label} {k}/{n}] {trial['job_id']}: {trial['target']}: first report {what} "
-            f"({'correct' if trial['correct'] else 'WRONG'}); {timing}; false reports {len(trial['false_reports'])}")
+            f"({'correct' if trial['correct'] else 'WRONG'}); {timing}; false reports {len(trial['false_reports'])}"
+            + (f"; about ended jobs {len(trial['ended_job_reports'])}" if trial["ended_job_reports"] else ""))
 
     def kill_node(self, target):
         """SIGKILL node target's daemon, then its rank: what a node crash does to them."""
@@ -717,7 +731,7 @@ class Bench:
                 for r in reports:
                     kinds[r.get("kind")] = kinds.get(r.get("kind"), 0) + 1
                 rows.append({"scenario": name, "label": LABELS[name], "trials": len(runs), "correct": ok,
-                             "false_reports": len(reports), "false_by_kind": kinds,
+                             "false_reports": len(reports), "false_by_kind": kinds, "ended_job_reports": None,
                              "p50_s": None, "p99_s": None, "max_s": None, "goals": goals})
                 continue
             trials = res["trials"]
@@ -726,6 +740,7 @@ class Bench:
             with_misses = lat + [math.inf] * (len(trials) - len(lat))
             correct = sum(1 for t in trials if t["correct"])
             false = sum(len(t["false_reports"]) for t in trials)
+            ended = sum(len(t["ended_job_reports"]) for t in trials)
             goals = [{"goal": "all correct", "value": f"{correct}/{len(trials)}", "pass": correct == len(trials)}]
             p50, p99 = nearest_rank(with_misses, 50), nearest_rank(with_misses, 99)
             mx = max(with_misses) if with_misses else None
@@ -737,25 +752,38 @@ class Bench:
                               "pass": mx is not None and mx <= dl + 1.0})
             elif name == "inner":
                 goals.append({"goal": "only n2 blamed (0 false reports)", "value": str(false), "pass": false == 0})
+            wp50 = nearest_rank(watch + [math.inf] * (len(trials) - len(watch)), 50)
+            wp99 = nearest_rank(watch + [math.inf] * (len(trials) - len(watch)), 99)
+            if name == "node-crash":
+                info = [{"goal": "watch p50 < 1 s", "value": fmt_s(wp50), "pass": wp50 is not None and wp50 < 1.0},
+                        {"goal": "watch p99 < 2 s", "value": fmt_s(wp99), "pass": wp99 is not None and wp99 < 2.0}]
+            elif name == "hang":
+                wmax = max(watch + [math.inf] * (len(trials) - len(watch))) if trials else None
+                info = [{"goal": f"watch max <= {dl:g} s + 1 s", "value": fmt_s(wmax),
+                         "pass": wmax is not None and wmax <= dl + 1.0}]
+            else:
+                info = []
             rows.append({"scenario": name, "label": LABELS[name], "trials": len(trials), "correct": correct,
-                         "false_reports": false, "p50_s": p50, "p99_s": p99, "max_s": mx,
+                         "false_reports": false, "ended_job_reports": ended, "watch_goals": info, "p50_s": p50, "p99_s": p99, "max_s": mx,
                          "watch_p50_s": nearest_rank(watch, 50), "watch_max_s": max(watch) if watch else None,
                          "goals": goals})
         return rows
 
     def print_table(self, rows, total_s):
         o = self.o
-        head = ["scenario", "trials", "correct", "false reports", "fault->report p50 (s)", "p99 (s)", "max (s)",
+        head = ["scenario", "trials", "correct", "false reports", "ended-job reports", "fault->report p50 (s)",
+                "p99 (s)", "max (s)",
                 "watch p50 (s)", "watch max (s)", "goal", "result"]
         table = []
         for r in rows:
             goal = "; ".join(f"{g['goal']}" for g in r["goals"])
             verdict = " ".join(("PASS" if g["pass"] else "FAIL") for g in r["goals"])
             table.append([r["label"], str(r["trials"]), str(r["correct"]), str(r["false_reports"]),
+                          "-" if r.get("ended_job_reports") is None else str(r["ended_job_reports"]),
                           fmt_s(r["p50_s"]), fmt_s(r["p99_s"]), fmt_s(r["max_s"]), fmt_s(r.get("watch_p50_s")),
                           fmt_s(r.get("watch_max_s")), goal, verdict])
         widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(head)]
-        right = {1, 2, 3, 4, 5, 6, 7, 8}
+        right = {1, 2, 3, 4, 5, 6, 7, 8, 9}
 
         def line(cells):
             return "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])
@@ -775,6 +803,9 @@ class Bench:
         for r in rows:
             for g in r["goals"]:
                 print(f"  {r['label']:<17} {g['goal']:<34} {g['value']:>9}  {'PASS' if g['pass'] else 'FAIL'}")
+            for g in r.get("watch_goals", []):
+                print(f"  {r['label']:<17} {g['goal']:<34} {g['value']:>9}  ({'pass' if g['pass'] else 'fail'}; "
+                      f"not in the result)")
         print()
         dl_how = (f"NODEKEEPER_PMPI_DEADLINE_MS={o.pmpi_deadline_ms}" if o.pmpi_deadline_ms else
                   f"adaptive, floor NODEKEEPER_PMPI_DEADLINE_FLOOR_MS default {DEFAULT_DEADLINE_FLOOR_MS} ms")
@@ -811,6 +842,13 @@ class Bench:
                     wrong[brief(f)] = wrong.get(brief(f), 0) + 1
             if wrong:
                 print(f"{LABELS[name]}: false reports: " + ", ".join(f"{k} ({v}x)" for k, v in sorted(wrong.items())))
+            stale = {}
+            for t in res["trials"]:
+                for f in t["ended_job_reports"]:
+                    stale[brief(f)] = stale.get(brief(f), 0) + 1
+            if stale:
+                print(f"{LABELS[name]}: reports about earlier, ended jobs inside the trials' windows: " +
+                      ", ".join(f"{k} ({v}x)" for k, v in sorted(stale.items())))
         if self.cluster.restarts:
             print(f"daemons restarted after trials: {self.cluster.restarts}")
         if self.watch.restarts:
@@ -856,18 +894,22 @@ class Bench:
                                      if r.get("job_id") == t["job_id"] and end is not None and a > end]
         total = time.monotonic() - started
         rows = self.summarise()
+        doc = {
+            "nodes": o.nodes, "fan_out": FAN_OUT, "trials": o.trials, "fault_free_runs": o.fault_free_runs,
+            "settle_s": o.settle, "timeout_s": o.timeout, "pmpi_deadline_s": self.deadline_s,
+            "pmpi_deadline_fixed": bool(o.pmpi_deadline_ms), "hold_past_deadline": o.hold_past_deadline,
+            "total_s": total, "elapsed_s": self.elapsed, "build": o.build, "binaries_built": self.binaries,
+            "endpoints": [self.cluster.endpoint(i) for i in range(1, o.nodes + 1)],
+            "summary": [{k: (None if v == math.inf else v) for k, v in r.items()} for r in rows],
+            "scenarios": self.results, "watch_errors": self.watch.errors,
+            "daemon_restarts": self.cluster.restarts, "watch_restarts": self.watch.restarts,
+            "pass": all(g["pass"] for r in rows for g in r["goals"]),
+        }
+        if o.json_file:
+            with open(o.json_file, "w") as f:
+                json.dump(doc, f, indent=1, default=str)
+                f.write("\n")
         if o.json:
-            doc = {
-                "nodes": o.nodes, "fan_out": FAN_OUT, "trials": o.trials, "fault_free_runs": o.fault_free_runs,
-                "settle_s": o.settle, "timeout_s": o.timeout, "pmpi_deadline_s": self.deadline_s,
-                "pmpi_deadline_fixed": bool(o.pmpi_deadline_ms), "hold_past_deadline": o.hold_past_deadline,
-                "total_s": total, "elapsed_s": self.elapsed, "build": o.build, "binaries_built": self.binaries,
-                "endpoints": [self.cluster.endpoint(i) for i in range(1, o.nodes + 1)],
-                "summary": [{k: (None if v == math.inf else v) for k, v in r.items()} for r in rows],
-                "scenarios": self.results, "watch_errors": self.watch.errors,
-                "daemon_restarts": self.cluster.restarts, "watch_restarts": self.watch.restarts,
-                "pass": all(g["pass"] for r in rows for g in r["goals"]),
-            }
             json.dump(doc, sys.stdout, indent=1, default=str)
             print()
         else:
@@ -901,7 +943,11 @@ def parse_args(argv):
     p.add_argument("--pmpi-deadline-ms", type=int, default=0,
                    help="pass NODEKEEPER_PMPI_DEADLINE_MS to the ranks (default: unset, the agent's adaptive deadline "
                         f"with its {DEFAULT_DEADLINE_FLOOR_MS} ms floor)")
+    p.add_argument("--keep-state-on-restart", action="store_true",
+                   help="restart a killed daemon on its old --state-dir (default: a fresh one; the emulated node "
+                        "restores its temperatures from it and heats up a little more at every restart)")
     p.add_argument("--json", action="store_true", help="print JSON (summary and every trial) instead of the table")
+    p.add_argument("--json-file", metavar="FILE", help="also write the JSON to FILE")
     p.add_argument("--keep-dir", action="store_true", help="keep the work directory (daemon logs, job output)")
     p.add_argument("--strict", action="store_true", help="exit 1 when a goal fails")
     o = p.parse_args(argv)
