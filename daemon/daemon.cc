@@ -248,6 +248,10 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   FaultTreeCoordinator::Options tree;
   tree.localiser.heartbeat_period = std::chrono::milliseconds(options.tree_heartbeat_ms);
   tree.localiser.heartbeat_misses = options.tree_heartbeat_misses;
+  tree.localiser.clock = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
   tree.fan_out = options.fault_tree_fan_out;
   NodeController* node_for_tree = daemon->node_.get();
   tree.node_state = [node_for_tree] {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fault localisation on real daemons and real MPI jobs, over many trials.
 
-  python3 bench/faults/fault_localisation_bench.py             # ~10 min on 2 cores
+  python3 bench/faults/fault_localisation_bench.py             # ~8 min on 2 cores
   python3 bench/faults/fault_localisation_bench.py --trials 2 --fault-free-runs 3
   python3 bench/faults/fault_localisation_bench.py --json > results.json
 
@@ -924,7 +924,7 @@ def parse_args(argv):
                     "jobs: node crash, process hang, inner node crash and fault-free runs, many trials each; prints "
                     "correctness, false reports and fault->report times against the goals.",
         epilog="Needs mpirun (Open MPI) and a build with the daemon, the CLI, the PMPI agent and "
-               "tests/integration/mpi/mpi_check. About 10 minutes at the defaults on 2 cores.")
+               "tests/integration/mpi/mpi_check. About 8 minutes at the defaults on 2 cores.")
     p.add_argument("--build", default=os.path.join(REPO, "build"), help="build directory (default: %(default)s)")
     p.add_argument("--nodes", type=int, default=8, help="emulated nodes, one rank each (default: %(default)s)")
     p.add_argument("--trials", type=int, default=20, help="trials per fault scenario (default: %(default)s)")

@@ -165,6 +165,7 @@ void FaultLocaliser::analyse(const std::string& node, int64_t now_ns) {
     if (!confirmed_[fault.node].insert(fault.kind).second) continue;
     ++counters_.faults_confirmed;
     if (fault.kind == FaultKind::kNodeDown) down_.insert(fault.node);
+    if (settings_.clock) fault.localised_ns = settings_.clock();
     if (fault.uid == 0) fault.uid = uid_;
     if (fault.ranks.empty()) {
       if (node_ranks_) {

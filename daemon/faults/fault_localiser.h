@@ -41,6 +41,9 @@ class FaultLocaliser {
     std::chrono::milliseconds unreachable_hold{2000};
     // More held symptoms than this, and this node says it is overloaded.
     size_t max_held_symptoms = 10000;
+    // The time a fault is confirmed at, when it is not the caller's `now`:
+    // the daemon's probes take time that its tick's clock does not see.
+    std::function<int64_t()> clock;
   };
   // Where a fault goes when this node is the one to report it.
   using FaultSink = std::function<void(const FaultRecord&)>;

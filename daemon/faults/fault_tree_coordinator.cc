@@ -231,7 +231,10 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     LocalRankWatch::Outcome outcome =
         tree.watch.check(job_id, localiser.uid(), localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
     for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), now_ns);
-    if (outcome.all_finalized) localiser.leave(now_ns);
+    // The job is over here when its ranks finalized, or when none is left
+    // (they died: said above as rank_exited). Staying would have this node
+    // blamed again for a job that no longer runs on it.
+    if (outcome.all_finalized || (!ranks.empty() && !any_alive)) localiser.leave(now_ns);
     localiser.tick(now_ns);
     const int64_t linger = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.linger).count();
     const bool idle = now_ns - tree.last_activity_ns > linger;
