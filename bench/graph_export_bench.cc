@@ -13,9 +13,9 @@
 #include <fstream>
 #include <string>
 
-#include "tasks/graph_exporter.h"
-#include "tasks/otf2_exporter.h"
-#include "tasks/task_graph.h"
+#include "taskgraph/graph_exporter.h"
+#include "taskgraph/otf2_exporter.h"
+#include "taskgraph/task_graph.h"
 
 int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;

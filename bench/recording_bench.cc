@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "tasks/recording_format.h"
-#include "tasks/recording_reader.h"
-#include "tasks/recording_writer.h"
+#include "taskgraph/recording_format.h"
+#include "taskgraph/recording_reader.h"
+#include "taskgraph/recording_writer.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "nodekeeper/v1/apps.pb.h"
 
 namespace nk::cli {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "nodekeeper/v1/apps.pb.h"
 
 namespace nk::cli {

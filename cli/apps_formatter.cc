@@ -7,7 +7,7 @@
 
 #include "cli/table.h"
 #include "cli/value_formatter.h"
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk::cli {
 

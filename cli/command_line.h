@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli/argument_parser.h"
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk::cli {
 

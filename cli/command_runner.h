@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "cli/tasks_client.h"
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nodekeeper::v1 {
 class FrequencyPolicies;

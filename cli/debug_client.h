@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "nodekeeper/v1/tasks.pb.h"
 
 namespace nk::cli {

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "nodekeeper/v1/tasks.pb.h"
 
 namespace nk::cli {

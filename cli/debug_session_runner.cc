@@ -15,7 +15,7 @@
 #include <memory>
 #include <thread>
 
-#include "api/task_event_translator.h"
+#include "taskgraph/task_event_translator.h"
 #include "cli/debug_client.h"
 #include "cli/debug_console.h"
 #include "cli/gdb_attacher.h"

@@ -10,7 +10,7 @@
 
 #include "cli/command_line.h"
 #include "cli/tasks_client.h"
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk::cli {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/table.h"
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk::cli {
 

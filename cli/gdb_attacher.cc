@@ -7,8 +7,8 @@
 #include <cstring>
 #include <regex>
 
-#include "common/gdb_process.h"
-#include "common/ptrace_access.h"
+#include "cli/gdb_process.h"
+#include "cli/ptrace_access.h"
 
 namespace v1 = nodekeeper::v1;
 

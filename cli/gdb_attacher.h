@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cli/debug_client.h"
-#include "common/gdb_process.h"
-#include "common/result.h"
+#include "cli/gdb_process.h"
+#include "base/result.h"
 
 namespace nk::cli {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk::cli {
 

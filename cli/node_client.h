@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "nodekeeper/v1/node.pb.h"
 
 namespace nk::cli {

@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "api/task_event_translator.h"
+#include "taskgraph/task_event_translator.h"
 #include "nodekeeper/v1/tasks.pb.h"
-#include "tasks/recording_reader.h"
+#include "taskgraph/recording_reader.h"
 
 namespace nk::cli {
 

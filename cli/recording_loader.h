@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cli/tasks_client.h"
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk::cli {
 

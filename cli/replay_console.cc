@@ -8,7 +8,7 @@
 
 #include "cli/debug_console.h"
 #include "nodekeeper/v1/tasks.pb.h"
-#include "tasks/task_graph_summary.h"
+#include "taskgraph/task_graph_summary.h"
 
 namespace v1 = nodekeeper::v1;
 

@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "tasks/task_graph.h"
+#include "taskgraph/task_graph.h"
 
 namespace nk::cli {
 

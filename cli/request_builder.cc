@@ -6,7 +6,7 @@
 
 #include "cli/command_line.h"
 #include "cli/command_table.h"
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk::cli {
 

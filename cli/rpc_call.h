@@ -5,7 +5,7 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk::cli {
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "api/task_event_translator.h"
+#include "taskgraph/task_event_translator.h"
 #include "cli/rpc_call.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 

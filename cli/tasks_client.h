@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "nodekeeper/v1/tasks.pb.h"
-#include "tasks/task_graph.h"
+#include "taskgraph/task_graph.h"
 
 namespace nk::cli {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "nodekeeper/v1/tasks.pb.h"
-#include "tasks/task_graph.h"
+#include "taskgraph/task_graph.h"
 
 namespace nk::cli {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk::cli {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "daemon_options.h"
 
 namespace grpc {

@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "daemon_config.h"
 #include "energy/policy_config.h"
 #include "logger.h"

@@ -7,9 +7,13 @@
 #include <memory>
 #include <span>
 
-#include "task_event_record.h"
+#include "wire/task_event_record.h"
 
 namespace nk::client {
+
+// The client library speaks the shared wire record in its own namespace.
+using wire::TaskEventRecord;
+using wire::TaskEventType;
 
 // Lossless, but the app must not hang on a consumer that stopped (a daemon
 // that hangs holds the shipper in its write): a producer that has waited

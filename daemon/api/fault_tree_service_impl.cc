@@ -15,7 +15,7 @@
 #include "node/access_policy.h"
 #include "faults/fault_tree_coordinator.h"
 #include "faults/job_registry.h"
-#include "message_log.h"
+#include "wire/message_log.h"
 
 namespace v1 = nodekeeper::v1;
 
@@ -36,15 +36,15 @@ int64_t nowNs() {
 grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
 
 // The entries of one rank's message log, read from the file its agent maps.
-std::vector<pmpi::MessageLog::Entry> readLog(const std::filesystem::path& path) {
+std::vector<wire::MessageLog::Entry> readLog(const std::filesystem::path& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
   struct stat st {};
-  std::vector<pmpi::MessageLog::Entry> entries;
+  std::vector<wire::MessageLog::Entry> entries;
   if (::fstat(fd, &st) == 0 && st.st_size > 0) {
     void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
     if (p != MAP_FAILED) {
-      entries = pmpi::MessageLog::read(std::span(static_cast<const std::byte*>(p), static_cast<size_t>(st.st_size)));
+      entries = wire::MessageLog::read(std::span(static_cast<const std::byte*>(p), static_cast<size_t>(st.st_size)));
       ::munmap(p, static_cast<size_t>(st.st_size));
     }
   }

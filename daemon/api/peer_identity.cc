@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk {
 

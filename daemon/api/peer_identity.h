@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "node/access_policy.h"
 
 namespace grpc {

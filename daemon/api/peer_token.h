@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace grpc {
 class ClientContext;

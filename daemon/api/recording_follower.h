@@ -3,10 +3,10 @@
 #include <functional>
 #include <optional>
 
-#include "api/task_event_translator.h"
-#include "common/result.h"
+#include "taskgraph/task_event_translator.h"
+#include "base/result.h"
 #include "nodekeeper/v1/tasks.pb.h"
-#include "tasks/recording_reader.h"
+#include "taskgraph/recording_reader.h"
 #include "tasks/session_registry.h"
 
 namespace nk {

@@ -2,7 +2,7 @@
 
 #include <grpcpp/support/status.h>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk {
 

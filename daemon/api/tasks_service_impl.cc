@@ -11,11 +11,11 @@
 #include "api/peer_identity.h"
 #include "api/recording_follower.h"
 #include "api/status_mapping.h"
-#include "api/task_event_translator.h"
+#include "taskgraph/task_event_translator.h"
 #include "common/proc_stat.h"
 #include "node/access_policy.h"
 #include "tasks/session_registry.h"
-#include "tasks/task_graph_summary.h"
+#include "taskgraph/task_graph_summary.h"
 
 namespace v1 = nodekeeper::v1;
 

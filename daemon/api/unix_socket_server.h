@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace grpc {
 class Server;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "app_record.h"
-#include "common/result.h"
+#include "base/result.h"
 #include "node/access_policy.h"
 #include "process_inspector.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "units.h"
+#include "base/units.h"
 
 namespace nk {
 

@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "energy/energy_policy.h"
 #include "energy/policy_config.h"
 

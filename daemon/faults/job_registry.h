@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "faults/process_state_reader.h"
 
 namespace nk {

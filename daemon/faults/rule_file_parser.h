@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "faults/fault_rule_base.h"
 
 namespace nk {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk {
 

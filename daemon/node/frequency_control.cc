@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "common/units.h"
+#include "base/units.h"
 #include "saved_controls.h"
 
 namespace nk {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "frequency_control.h"
 #include "platform/cpu_freq.h"
 #include "platform/host_cpu_load.h"

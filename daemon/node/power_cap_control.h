@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "saved_controls.h"
 #include "platform/power_meter.h"
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "common/units.h"
+#include "base/units.h"
 #include "sysfs_file.h"
 
 namespace nk {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "common/units.h"
+#include "base/units.h"
 #include "sysfs_file.h"
 
 namespace nk {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace nk {
 

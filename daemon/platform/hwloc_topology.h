@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "node_topology.h"
 
 namespace nk {

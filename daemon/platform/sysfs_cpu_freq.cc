@@ -4,7 +4,7 @@
 #include <cctype>
 #include <limits>
 
-#include "common/units.h"
+#include "base/units.h"
 #include "sysfs_file.h"
 
 namespace nk {

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "common/result.h"
-#include "tasks/recording_writer.h"
-#include "tasks/task_graph.h"
+#include "base/result.h"
+#include "taskgraph/recording_writer.h"
+#include "taskgraph/task_graph.h"
 
 namespace nk {
 

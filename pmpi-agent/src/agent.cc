@@ -178,7 +178,7 @@ void Agent::stopWatchdog() {
 }
 
 void Agent::openLog() {
-  log_size_ = MessageLog::regionSize(kLogCapacity);
+  log_size_ = wire::MessageLog::regionSize(kLogCapacity);
   log_path_ = "/dev/shm/nodekeeper-pmpi-" + std::to_string(::getpid()) + ".log";
   int fd = ::open(log_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd >= 0 && ::ftruncate(fd, static_cast<off_t>(log_size_)) == 0) {
@@ -194,7 +194,7 @@ void Agent::openLog() {
     if (p == MAP_FAILED) return;
     log_region_ = p;
   }
-  log_ = std::make_unique<MessageLog>(std::span(static_cast<std::byte*>(log_region_), log_size_), kLogCapacity);
+  log_ = std::make_unique<wire::MessageLog>(std::span(static_cast<std::byte*>(log_region_), log_size_), kLogCapacity);
 }
 
 Agent::Call Agent::pointToPoint(const char* name, MPI_Comm comm, int peer, int tag, int count, MPI_Datatype type) {

@@ -21,7 +21,7 @@
 #include "daemon_link.h"
 #include "deadline_policy.h"
 #include "deadline_watch.h"
-#include "message_log.h"
+#include "wire/message_log.h"
 #include "request_registry.h"
 
 namespace nk::pmpi {
@@ -145,7 +145,7 @@ class Agent {
   DeadlinePolicy deadlines_;
   CommRegistry comms_;
   RequestRegistry requests_;
-  std::unique_ptr<MessageLog> log_;
+  std::unique_ptr<wire::MessageLog> log_;
   void* log_region_ = nullptr;
   size_t log_size_ = 0;
   std::string log_path_;

@@ -4,8 +4,8 @@
 
 #include <chrono>
 
-#include "api/task_event_translator.h"
-#include "tasks/recording_reader.h"
+#include "taskgraph/task_event_translator.h"
+#include "taskgraph/recording_reader.h"
 
 namespace v1 = nodekeeper::v1;
 

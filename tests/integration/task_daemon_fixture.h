@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "nodekeeper/v1/tasks.grpc.pb.h"
-#include "tasks/task_graph.h"
+#include "taskgraph/task_graph.h"
 #include "test_process.h"
 
 namespace nk::test {

@@ -14,10 +14,10 @@
 #include <tuple>
 #include <vector>
 
-#include "api/task_event_translator.h"
+#include "taskgraph/task_event_translator.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
-#include "tasks/recording_reader.h"
-#include "tasks/task_graph.h"
+#include "taskgraph/recording_reader.h"
+#include "taskgraph/task_graph.h"
 #include "task_daemon_fixture.h"
 #include "test_process.h"
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "emulated_sysfs_tree.h"
 #include "node_profile.h"
 

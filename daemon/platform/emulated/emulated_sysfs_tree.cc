@@ -13,7 +13,7 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "common/units.h"
+#include "base/units.h"
 
 namespace nk {
 

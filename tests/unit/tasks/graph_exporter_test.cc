@@ -1,4 +1,4 @@
-#include "tasks/graph_exporter.h"
+#include "taskgraph/graph_exporter.h"
 
 #include <gtest/gtest.h>
 

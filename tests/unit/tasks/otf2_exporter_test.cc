@@ -1,4 +1,4 @@
-#include "tasks/otf2_exporter.h"
+#include "taskgraph/otf2_exporter.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

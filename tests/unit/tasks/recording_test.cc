@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "tasks/recording_format.h"
-#include "tasks/recording_reader.h"
-#include "tasks/recording_writer.h"
+#include "taskgraph/recording_format.h"
+#include "taskgraph/recording_reader.h"
+#include "taskgraph/recording_writer.h"
 
 namespace nk {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tasks/recording_reader.h"
+#include "taskgraph/recording_reader.h"
 
 namespace nk {
 namespace {

@@ -1,4 +1,4 @@
-#include "tasks/task_graph_summary.h"
+#include "taskgraph/task_graph_summary.h"
 
 #include <gtest/gtest.h>
 

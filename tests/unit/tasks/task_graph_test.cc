@@ -1,4 +1,4 @@
-#include "tasks/task_graph.h"
+#include "taskgraph/task_graph.h"
 
 #include <gtest/gtest.h>
 

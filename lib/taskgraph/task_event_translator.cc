@@ -1,0 +1,187 @@
+#include "taskgraph/task_event_translator.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "wire/task_event_record.h"
+
+namespace v1 = nodekeeper::v1;
+
+namespace nk {
+
+namespace {
+
+using wire::TaskEventRecord;
+using wire::TaskEventType;
+constexpr uint8_t kTypeCount = static_cast<uint8_t>(TaskEventType::kRegionEnd) + 1;
+
+// Calls `f` with each record of `packed` (a copy: the bytes carry no
+// alignment guarantee).
+template <typename F>
+void forEachRecord(const v1::PackedEvents& packed, F&& f) {
+  const std::string& bytes = packed.records();
+  size_t n = bytes.size() / sizeof(TaskEventRecord);
+  TaskEventRecord r;
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(&r, bytes.data() + i * sizeof r, sizeof r);
+    f(r);
+  }
+}
+
+GraphEvent graphEvent(const v1::TaskEvent& e) {
+  GraphEvent g;
+  g.timestamp_ns = e.timestamp_ns();
+  switch (e.event_case()) {
+    case v1::TaskEvent::kCreated:
+      g.type = GraphEvent::Type::kCreated;
+      g.task = e.created().task_id();
+      g.parent = e.created().parent_id();
+      g.function = e.created().function();
+      g.priority = e.created().priority();
+      break;
+    case v1::TaskEvent::kDependency:
+      g.type = GraphEvent::Type::kDependence;
+      g.from = e.dependency().from_task();
+      g.task = e.dependency().to_task();
+      g.address = e.dependency().address();
+      g.kind = static_cast<uint8_t>(e.dependency().kind());
+      break;
+    case v1::TaskEvent::kQueued:
+      g.type = GraphEvent::Type::kQueued;
+      g.task = e.queued().task_id();
+      break;
+    case v1::TaskEvent::kStarted:
+      g.type = GraphEvent::Type::kStarted;
+      g.task = e.started().task_id();
+      g.thread = static_cast<int32_t>(e.thread());
+      break;
+    case v1::TaskEvent::kFinished:
+      g.type = GraphEvent::Type::kFinished;
+      g.task = e.finished().task_id();
+      break;
+    case v1::TaskEvent::kFailed:
+      g.type = GraphEvent::Type::kFailed;
+      g.task = e.failed().task_id();
+      break;
+    default:
+      g.task = 0;  // not a graph event
+  }
+  return g;
+}
+
+}  // namespace
+
+void TaskEventTranslator::learnFunctions(const v1::TaskEventBatch& batch) {
+  for (const v1::FunctionName& f : batch.functions()) functions_[f.key()] = f.name();
+}
+
+const std::string& TaskEventTranslator::functionName(uint64_t key) const {
+  static const std::string unknown;
+  auto it = functions_.find(key);
+  return it == functions_.end() ? unknown : it->second;
+}
+
+std::string TaskEventTranslator::toGraphEvents(const v1::TaskEventBatch& batch, std::vector<GraphEvent>& out) {
+  out.clear();
+  learnFunctions(batch);
+  for (const v1::TaskEvent& e : batch.events()) {
+    GraphEvent g = graphEvent(e);
+    if (g.task != 0) out.push_back(g);
+  }
+  std::string fault;
+  for (const v1::PackedEvents& packed : batch.packed()) {
+    if (packed.records().size() % sizeof(TaskEventRecord) != 0)
+      return "packed events of thread " + std::to_string(packed.thread()) + " are " +
+             std::to_string(packed.records().size()) + " bytes, not a whole number of " +
+             std::to_string(sizeof(TaskEventRecord)) + "-byte records";
+    forEachRecord(packed, [&](const TaskEventRecord& r) {
+      GraphEvent g;
+      g.timestamp_ns = static_cast<int64_t>(r.timestamp_ns);
+      g.task = r.task_id;
+      switch (r.type) {
+        case TaskEventType::kCreated:
+          g.type = GraphEvent::Type::kCreated;
+          g.parent = r.a;
+          g.function = functionName(r.b);
+          g.priority = static_cast<int32_t>(static_cast<int64_t>(r.c));
+          break;
+        case TaskEventType::kDependence:
+          g.type = GraphEvent::Type::kDependence;
+          g.from = r.a;
+          g.address = r.b;
+          g.kind = static_cast<uint8_t>(r.c);
+          break;
+        case TaskEventType::kQueued: g.type = GraphEvent::Type::kQueued; break;
+        case TaskEventType::kStarted:
+          // The runtime's worker number (OMPT: the thread's slot).
+          g.type = GraphEvent::Type::kStarted;
+          g.thread = static_cast<int32_t>(r.a);
+          break;
+        case TaskEventType::kFinished: g.type = GraphEvent::Type::kFinished; break;
+        case TaskEventType::kFailed: g.type = GraphEvent::Type::kFailed; break;
+        case TaskEventType::kSync:
+        case TaskEventType::kRegionBegin:
+        case TaskEventType::kRegionEnd: return;
+        default:
+          if (fault.empty()) fault = "a packed event has unknown type " + std::to_string(static_cast<int>(r.type));
+          return;
+      }
+      out.push_back(g);
+    });
+    if (!fault.empty()) return fault;
+  }
+  return {};
+}
+
+void TaskEventTranslator::toStructured(const v1::TaskEventBatch& batch, v1::TaskEventBatch& out) {
+  out.Clear();
+  learnFunctions(batch);
+  out.set_session_id(batch.session_id());
+  *out.mutable_events() = batch.events();
+  for (const v1::PackedEvents& packed : batch.packed()) {
+    forEachRecord(packed, [&](const TaskEventRecord& r) {
+      if (static_cast<uint8_t>(r.type) >= kTypeCount) return;
+      v1::TaskEvent* e = out.add_events();
+      e->set_timestamp_ns(static_cast<int64_t>(r.timestamp_ns));
+      e->set_thread(r.type == TaskEventType::kStarted ? static_cast<uint32_t>(r.a) : packed.thread());
+      switch (r.type) {
+        case TaskEventType::kCreated: {
+          auto* c = e->mutable_created();
+          c->set_task_id(r.task_id);
+          c->set_parent_id(r.a);
+          c->set_function(functionName(r.b));
+          c->set_priority(static_cast<int32_t>(static_cast<int64_t>(r.c)));
+          break;
+        }
+        case TaskEventType::kDependence: {
+          auto* d = e->mutable_dependency();
+          d->set_from_task(r.a);
+          d->set_to_task(r.task_id);
+          d->set_address(r.b);
+          d->set_kind(static_cast<v1::DependenceKind>(r.c));
+          break;
+        }
+        case TaskEventType::kQueued: e->mutable_queued()->set_task_id(r.task_id); break;
+        case TaskEventType::kStarted: e->mutable_started()->set_task_id(r.task_id); break;
+        case TaskEventType::kFinished: e->mutable_finished()->set_task_id(r.task_id); break;
+        case TaskEventType::kFailed: e->mutable_failed()->set_task_id(r.task_id); break;
+        case TaskEventType::kSync: {
+          auto* s = e->mutable_sync();
+          s->set_kind(static_cast<v1::TaskSync::Kind>(r.a));
+          s->set_task_id(r.task_id);
+          s->set_end(r.b != 0);
+          break;
+        }
+        default: e->mutable_region()->set_end(r.type == TaskEventType::kRegionEnd); break;
+      }
+    });
+  }
+}
+
+uint64_t TaskEventTranslator::eventCount(const v1::TaskEventBatch& batch) {
+  uint64_t n = static_cast<uint64_t>(batch.events_size());
+  for (const v1::PackedEvents& packed : batch.packed()) n += packed.records().size() / sizeof(TaskEventRecord);
+  return n;
+}
+
+}  // namespace nk

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "nodekeeper/v1/tasks.pb.h"
+#include "taskgraph/task_graph.h"
+
+namespace nk {
+
+// Wire task events (tasks.proto), structured or packed, as the graph takes
+// them and as frontends are sent them. One translator per stream (a Publish
+// stream, a recording read from its start): packed batches name a function
+// once, and the translator keeps the name for the rest of the stream.
+// Sync and region events are not graph events and are left out of those.
+class TaskEventTranslator {
+ public:
+  // Replaces `out`. Function names point into `batch` or into this
+  // translator, which must both outlive the events. Returns what is wrong
+  // with a packed part (not whole records, an unknown type), or empty; the
+  // events before the fault are in `out`.
+  std::string toGraphEvents(const nodekeeper::v1::TaskEventBatch& batch, std::vector<GraphEvent>& out);
+  // `batch` with its packed events expanded into TaskEvents, in order
+  // (replaces `out`); for frontends, which never see the packed form.
+  void toStructured(const nodekeeper::v1::TaskEventBatch& batch, nodekeeper::v1::TaskEventBatch& out);
+  // Events in `batch`, of either form.
+  static uint64_t eventCount(const nodekeeper::v1::TaskEventBatch& batch);
+
+ private:
+  void learnFunctions(const nodekeeper::v1::TaskEventBatch& batch);
+  const std::string& functionName(uint64_t key) const;
+
+  std::unordered_map<uint64_t, std::string> functions_;
+};
+
+}  // namespace nk
