@@ -268,6 +268,8 @@ void DaemonConnection::State::sendPowerBudget(v1::AppsService::Stub& stub, uint6
 // app stops. Returns true when the app is stopping.
 bool DaemonConnection::State::runControlStream(v1::AppsService::Stub& stub, uint64_t app_id) {
   grpc::ClientContext context;
+  // stop() came first. The lock is not held while unregistering, so the
+  // app's calls never wait on the daemon.
   if (!openControl(context)) {
     unregister(stub, app_id);
     return true;
