@@ -4,7 +4,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,42 +12,36 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-#include <nlohmann/json.hpp>
-
+#include "base/clock.h"
+#include "base/units.h"
 #include "cli/app_resolver.h"
 #include "cli/apps_client.h"
-#include "cli/faults_client.h"
-#include "cli/faults_formatter.h"
-#include "cli/tasks_client.h"
-#include "cli/tasks_formatter.h"
-#include "taskgraph/task_event_translator.h"
-#include "cli/debug_session_runner.h"
-#include "cli/graphviz_renderer.h"
-#include "cli/recording_loader.h"
-#include "taskgraph/graph_exporter.h"
-#include "taskgraph/otf2_exporter.h"
-#include "taskgraph/task_graph.h"
 #include "cli/apps_formatter.h"
 #include "cli/command_line.h"
 #include "cli/command_table.h"
 #include "cli/control_formatter.h"
+#include "cli/debug_session_runner.h"
+#include "cli/faults_client.h"
+#include "cli/faults_formatter.h"
+#include "cli/graph_watcher.h"
+#include "cli/graphviz_renderer.h"
 #include "cli/interrupt_watcher.h"
 #include "cli/node_client.h"
+#include "cli/recording_loader.h"
 #include "cli/request_builder.h"
-#include "cli/rpc_call.h"
 #include "cli/status_formatter.h"
-#include "base/units.h"
-#include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "cli/tasks_client.h"
+#include "cli/tasks_formatter.h"
+#include "taskgraph/graph_exporter.h"
+#include "taskgraph/otf2_exporter.h"
+#include "taskgraph/task_graph.h"
 
 #ifndef NK_VERSION
 #define NK_VERSION "unknown"
@@ -326,10 +320,7 @@ int CommandRunner::tasks(const Invocation& invocation, TasksClient& client) {
 int CommandRunner::jobs(const Invocation& invocation, FaultsClient& client) {
   auto jobs = client.listJobs();
   if (!jobs) return fail(jobs.error().message);
-  int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-  out_ << (invocation.global.json ? FaultsFormatter::jobsJson(*jobs) : FaultsFormatter::jobsText(*jobs, now_ns));
+  out_ << (invocation.global.json ? FaultsFormatter::jobsJson(*jobs) : FaultsFormatter::jobsText(*jobs, wallClockNs()));
   return 0;
 }
 
@@ -487,10 +478,8 @@ int CommandRunner::graph(const Invocation& invocation, TasksClient& client) {
   return writeOutput("graph", path, *svg);
 }
 
-// `graph --watch`: follows the live session and redraws FILE as its graph
-// grows. Rendering runs apart from the stream's reader, so a slow `dot`
-// never holds up the events; what it draws is the graph as it was when the
-// refresh began.
+// `graph --watch`: only a live session grows, and only a file can be
+// redrawn; GraphWatcher does the following.
 int CommandRunner::graphWatch(const Invocation& invocation, TasksClient& client, const std::string& format,
                               const std::string& path) {
   const std::string& selector = invocation.positionals.at(0);
@@ -504,116 +493,9 @@ int CommandRunner::graphWatch(const Invocation& invocation, TasksClient& client,
 
   const std::string socket = CommandLine::socketPath(invocation.global, std::getenv("NODEKEEPER_SOCKET"));
   const auto timeout = std::chrono::milliseconds(std::llround(invocation.global.timeout_s * 1000.0));
-  auto channel = grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials());
-  auto stub = pb::TasksService::NewStub(channel);
-  grpc::ClientContext context;  // no deadline: it lasts as long as the program
-  pb::WatchRequest request;
-  request.set_session_id(*session);
-  request.set_follow(true);
-  request.set_packed(true);
-
-  std::mutex mutex;
-  TaskGraph graph;      // guarded by mutex
-  bool changed = false;  // guarded by mutex: since the last refresh
-  std::atomic<bool> ended{false};
-  grpc::Status finished;
-  std::thread reader([&] {
-    auto stream = stub->Watch(&context, request);
-    pb::TaskEventBatch batch;
-    std::vector<GraphEvent> events;
-    TaskEventTranslator translator;
-    while (stream->Read(&batch)) {
-      (void)translator.toGraphEvents(batch, events);  // the daemon checked the batch before recording it
-      if (events.empty()) continue;
-      std::lock_guard lock(mutex);
-      // Applied at once: the events' names point into `batch`, which the
-      // graph copies.
-      for (const GraphEvent& e : events) graph.apply(e);
-      changed = true;
-    }
-    finished = stream->Finish();
-    ended.store(true);
-  });
-
-  const bool json = invocation.global.json;
-  const std::string temporary = path + ".tmp";
-  auto refresh = [&]() -> Status {
-    std::ostringstream dot;
-    size_t tasks = 0, edges = 0;
-    {
-      std::lock_guard lock(mutex);
-      GraphExporter::dot(graph, dot);
-      tasks = graph.tasks().size();
-      edges = graph.edges().size();
-      changed = false;
-    }
-    std::string text = dot.str();
-    if (format == "svg") {
-      auto svg = GraphvizRenderer::toSvg(text);
-      if (!svg) return svg.error();
-      text = std::move(*svg);
-    }
-    {
-      // Written aside and renamed over FILE, so a viewer never reads half.
-      std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-      if (!file) return invalidArgument("cannot write " + temporary + ": " + std::strerror(errno));
-      file << text;
-      file.close();
-      if (!file) return internalError("writing " + temporary + " failed");
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) return internalError("cannot rename " + temporary + " to " + path + ": " + ec.message());
-    if (json)
-      out_ << nlohmann::ordered_json{{"tasks", tasks}, {"edges", edges}, {"out", path}}.dump() << "\n" << std::flush;
-    else
-      err_ << "graph: " << tasks << " tasks, " << edges << " edges -> " << path << "\n" << std::flush;
-    return {};
-  };
-
-  constexpr auto kRefreshInterval = std::chrono::milliseconds(500);
-  constexpr auto kTick = std::chrono::milliseconds(50);
-  InterruptWatcher interrupts;
-  bool interrupted = false;
-  bool refreshed = false;
-  auto last_refresh = std::chrono::steady_clock::now() - kRefreshInterval;
-  Status outcome;
-  while (!ended.load()) {
-    if (interrupts.valid() ? interrupts.wait(kTick) : (std::this_thread::sleep_for(kTick), false)) {
-      interrupted = true;
-      break;
-    }
-    bool due = std::chrono::steady_clock::now() - last_refresh >= kRefreshInterval;
-    bool dirty = false;
-    {
-      std::lock_guard lock(mutex);
-      dirty = changed;
-    }
-    if (!due || !dirty) continue;
-    outcome = refresh();
-    if (!outcome) break;
-    refreshed = true;
-    last_refresh = std::chrono::steady_clock::now();
-  }
-  // Ctrl-C, a failed refresh or the end: the reader stops either way.
-  context.TryCancel();
-  reader.join();
-  if (!outcome) return fail("graph: " + outcome.error().message);
-  bool data_loss = finished.error_code() == grpc::StatusCode::DATA_LOSS;
-  if (!interrupted && !finished.ok() && !data_loss)
-    return fail(describeRpcFailure(finished, *channel, socket, timeout, "Watch").message);
-  if (data_loss) err_ << "nodekeeper: warning: " << finished.error_message() << "; drawing what was read before it\n";
-  // The last state once more, even unchanged: FILE then holds the whole
-  // graph the session ended with (or what there was at Ctrl-C).
-  bool dirty = false;
-  {
-    std::lock_guard lock(mutex);
-    dirty = changed;
-  }
-  if (dirty || !refreshed || !interrupted) {
-    outcome = refresh();
-    if (!outcome) return fail("graph: " + outcome.error().message);
-  }
+  GraphWatcher watcher({.format = format, .path = path, .json = invocation.global.json}, out_, err_);
+  Status followed = watcher.follow(socket, timeout, *session);
+  if (!followed) return fail(followed.error().message);
   return 0;
 }
 

@@ -8,7 +8,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
-#include <set>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -16,17 +17,23 @@
 #include "backoff.h"
 #include "connection_notifier.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
+#include "pending_changes.h"
 #include "thread_count_applier.h"
 
 namespace nk::client {
 
 namespace v1 = nodekeeper::v1;
 
+using ControlStream = grpc::ClientReaderWriter<v1::AppReport, v1::AppDecision>;
+
 // Shared between the owner and the background thread, so a thread left
 // detached by a bounded stop() never touches freed memory.
 struct DaemonConnection::State {
   State(DaemonConnectionOptions o, ThreadCountApplier& a)
-      : options(std::move(o)), applier(a), notifier(options.socket_path, &ConnectionNotifier::processAbsenceSaid()) {}
+      : options(std::move(o)),
+        applier(a),
+        notifier(options.socket_path, &ConnectionNotifier::processAbsenceSaid()),
+        pending(options.power_budget_mw) {}
 
   DaemonConnectionOptions options;
   ThreadCountApplier& applier;
@@ -36,10 +43,7 @@ struct DaemonConnection::State {
   std::condition_variable wake;
   bool stopping = false;
   bool done = false;
-  std::set<int> live_tids;
-  std::vector<std::pair<int, bool>> thread_events;  // (tid, ended) since the last flush
-  uint64_t budget_mw = 0;
-  bool budget_dirty = false;
+  PendingChanges pending;                          // guarded by mutex
   grpc::ClientContext* control_context = nullptr;  // to cancel the stream on stop
 
   std::atomic<uint32_t> team_size{0};
@@ -47,6 +51,19 @@ struct DaemonConnection::State {
 
   void run();
   bool session(Backoff& backoff);
+  bool stoppingNow();
+  std::optional<uint64_t> registerApp(v1::AppsService::Stub& stub);
+  void unregister(v1::AppsService::Stub& stub, uint64_t app_id);
+  bool sendPending(v1::AppsService::Stub& stub, uint64_t app_id, bool all);
+  bool sendThreadChanges(v1::AppsService::Stub& stub, uint64_t app_id,
+                         const std::vector<PendingChanges::ThreadChange>& changes);
+  void sendPowerBudget(v1::AppsService::Stub& stub, uint64_t app_id, uint64_t mw);
+  bool runControlStream(v1::AppsService::Stub& stub, uint64_t app_id);
+  bool openControl(grpc::ClientContext& context);
+  void readDecisions(ControlStream& stream, std::atomic<bool>& broken);
+  bool reportUntilBroken(ControlStream& stream, v1::AppsService::Stub& stub, uint64_t app_id,
+                         const std::atomic<bool>& broken);
+  grpc::Status closeControl(grpc::ClientContext& context, std::thread& reader, ControlStream& stream);
   void say(const std::optional<std::string>& line);
   void debug(const std::string& line);
   std::chrono::system_clock::time_point deadline() const {
@@ -55,9 +72,7 @@ struct DaemonConnection::State {
 };
 
 DaemonConnection::DaemonConnection(DaemonConnectionOptions options, ThreadCountApplier& applier)
-    : state_(std::make_shared<State>(std::move(options), applier)) {
-  state_->budget_mw = state_->options.power_budget_mw;
-}
+    : state_(std::make_shared<State>(std::move(options), applier)) {}
 
 DaemonConnection::~DaemonConnection() { stop(std::chrono::milliseconds(1000)); }
 
@@ -84,20 +99,17 @@ void DaemonConnection::stop(std::chrono::milliseconds grace) {
 
 void DaemonConnection::threadBegan(int tid) {
   std::lock_guard lock(state_->mutex);
-  state_->live_tids.insert(tid);
-  state_->thread_events.emplace_back(tid, false);
+  state_->pending.threadBegan(tid);
 }
 
 void DaemonConnection::threadEnded(int tid) {
   std::lock_guard lock(state_->mutex);
-  state_->live_tids.erase(tid);
-  state_->thread_events.emplace_back(tid, true);
+  state_->pending.threadEnded(tid);
 }
 
 void DaemonConnection::setPowerBudget(uint64_t mw) {
   std::lock_guard lock(state_->mutex);
-  state_->budget_mw = mw;
-  state_->budget_dirty = true;
+  state_->pending.setPowerBudget(mw);
   state_->wake.notify_all();
 }
 
@@ -141,163 +153,193 @@ void DaemonConnection::State::run() {
   }
 }
 
+static bool isSocket(const std::string& path) {
+  struct stat path_stat{};
+  return ::stat(path.c_str(), &path_stat) == 0 && S_ISSOCK(path_stat.st_mode);
+}
+
 // One connection: RegisterApp, the threads so far, then the Control stream
 // until it breaks. Returns true when the app is stopping.
 bool DaemonConnection::State::session(Backoff& backoff) {
   // No socket, no daemon: say so without building a gRPC channel, whose
   // threads would compete with the app's for CPUs at every retry.
-  struct stat socket_stat{};
-  if (::stat(options.socket_path.c_str(), &socket_stat) != 0 || !S_ISSOCK(socket_stat.st_mode)) {
+  if (!isSocket(options.socket_path)) {
     say(notifier.failed("no socket"));
     debug("no socket at " + options.socket_path);
-    std::lock_guard lock(mutex);
-    return stopping;
+    return stoppingNow();
   }
   auto channel = grpc::CreateChannel("unix:" + options.socket_path, grpc::InsecureChannelCredentials());
   auto stub = v1::AppsService::NewStub(channel);
 
-  v1::App app;
-  {
-    v1::RegisterAppRequest request;
-    request.set_name(options.app_name);
-    request.set_max_threads(options.max_threads);
-    {
-      std::lock_guard lock(mutex);
-      request.set_power_budget_mw(budget_mw);
-      budget_dirty = false;
-    }
-    grpc::ClientContext context;
-    context.set_deadline(deadline());
-    grpc::Status status = stub->RegisterApp(&context, request, &app);
-    if (!status.ok()) {
-      say(notifier.failed(describe(status)));
-      debug("RegisterApp failed: " + describe(status));
-      std::lock_guard lock(mutex);
-      return stopping;
-    }
-  }
-  const uint64_t app_id = app.app_id();
+  const std::optional<uint64_t> app_id = registerApp(*stub);
+  if (!app_id) return stoppingNow();
   managed = true;
   backoff.reset();
   say(notifier.connected());
-  debug("registered as app " + std::to_string(app_id));
+  debug("registered as app " + std::to_string(*app_id));
 
-  auto unregister = [&] {
-    v1::UnregisterAppRequest request;
-    request.set_app_id(app_id);
-    v1::UnregisterAppResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(deadline());
-    (void)stub->UnregisterApp(&context, request, &response);
-    managed = false;
-  };
-
-  // Returns false if the daemon refused or did not answer.
-  auto flush = [&](bool all) -> bool {
-    std::vector<std::pair<int, bool>> events;
-    uint64_t budget = 0;
-    bool send_budget = false;
-    {
-      std::lock_guard lock(mutex);
-      if (all) {
-        thread_events.clear();
-        for (int tid : live_tids) events.emplace_back(tid, false);
-      } else {
-        events.swap(thread_events);
-      }
-      send_budget = std::exchange(budget_dirty, false);
-      budget = budget_mw;
-    }
-    for (auto [tid, ended] : events) {
-      v1::RegisterThreadRequest request;
-      request.set_app_id(app_id);
-      request.set_tid(tid);
-      request.set_end(ended);
-      v1::RegisterThreadResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(deadline());
-      grpc::Status status = stub->RegisterThread(&context, request, &response);
-      if (!status.ok()) return false;
-      debug(std::string(ended ? "thread ended " : "thread registered ") + std::to_string(tid));
-    }
-    if (send_budget) {
-      v1::SetPowerBudgetRequest request;
-      request.set_app_id(app_id);
-      request.set_power_budget_mw(budget);
-      v1::App response;
-      grpc::ClientContext context;
-      context.set_deadline(deadline());
-      grpc::Status status = stub->SetPowerBudget(&context, request, &response);
-      if (!status.ok()) say("nodekeeper: power budget of " + std::to_string(budget) + " mW refused (" + describe(status) + ")");
-    }
-    return true;
-  };
-
-  if (!flush(true)) {
+  if (!sendPending(*stub, *app_id, true)) {
     say(notifier.failed("thread registration failed"));
     managed = false;
-    std::lock_guard lock(mutex);
-    return stopping;
+    return stoppingNow();
   }
+  return runControlStream(*stub, *app_id);
+}
 
-  grpc::ClientContext control;
+bool DaemonConnection::State::stoppingNow() {
+  std::lock_guard lock(mutex);
+  return stopping;
+}
+
+// The daemon's id for the app, or nothing after saying why not.
+std::optional<uint64_t> DaemonConnection::State::registerApp(v1::AppsService::Stub& stub) {
+  v1::RegisterAppRequest request;
+  request.set_name(options.app_name);
+  request.set_max_threads(options.max_threads);
   {
     std::lock_guard lock(mutex);
-    if (stopping) {
-      unregister();
-      return true;
-    }
-    control_context = &control;
+    request.set_power_budget_mw(pending.takeBudgetForRegistration());
   }
-  auto stream = stub->Control(&control);
-  std::atomic<bool> broken{false};
-  std::thread reader([&] {
-    v1::AppDecision decision;
-    while (stream->Read(&decision)) {
-      applier.setDecision(decision.thread_count());
-      debug("decision D=" + std::to_string(decision.thread_count()));
-    }
-    broken = true;
-    std::lock_guard lock(mutex);
-    wake.notify_all();
-  });
+  v1::App app;
+  grpc::ClientContext context;
+  context.set_deadline(deadline());
+  grpc::Status status = stub.RegisterApp(&context, request, &app);
+  if (!status.ok()) {
+    say(notifier.failed(describe(status)));
+    debug("RegisterApp failed: " + describe(status));
+    return std::nullopt;
+  }
+  return app.app_id();
+}
 
-  bool stop_now = false;
-  bool ok = true;
+void DaemonConnection::State::unregister(v1::AppsService::Stub& stub, uint64_t app_id) {
+  v1::UnregisterAppRequest request;
+  request.set_app_id(app_id);
+  v1::UnregisterAppResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(deadline());
+  (void)stub.UnregisterApp(&context, request, &response);
+  managed = false;
+}
+
+// What the daemon has not heard yet (`all`: every live thread, for a new
+// registration). Returns false if it refused a thread or did not answer; a
+// refused budget is only said, since the app runs on either way.
+bool DaemonConnection::State::sendPending(v1::AppsService::Stub& stub, uint64_t app_id, bool all) {
+  PendingChanges::Batch batch;
+  {
+    std::lock_guard lock(mutex);
+    batch = all ? pending.takeAll() : pending.takeNew();
+  }
+  if (!sendThreadChanges(stub, app_id, batch.threads)) return false;
+  if (batch.power_budget_mw) sendPowerBudget(stub, app_id, *batch.power_budget_mw);
+  return true;
+}
+
+bool DaemonConnection::State::sendThreadChanges(v1::AppsService::Stub& stub, uint64_t app_id,
+                                                const std::vector<PendingChanges::ThreadChange>& changes) {
+  for (const PendingChanges::ThreadChange& change : changes) {
+    v1::RegisterThreadRequest request;
+    request.set_app_id(app_id);
+    request.set_tid(change.tid);
+    request.set_end(change.ended);
+    v1::RegisterThreadResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(deadline());
+    grpc::Status status = stub.RegisterThread(&context, request, &response);
+    if (!status.ok()) return false;
+    debug(std::string(change.ended ? "thread ended " : "thread registered ") + std::to_string(change.tid));
+  }
+  return true;
+}
+
+void DaemonConnection::State::sendPowerBudget(v1::AppsService::Stub& stub, uint64_t app_id, uint64_t mw) {
+  v1::SetPowerBudgetRequest request;
+  request.set_app_id(app_id);
+  request.set_power_budget_mw(mw);
+  v1::App response;
+  grpc::ClientContext context;
+  context.set_deadline(deadline());
+  grpc::Status status = stub.SetPowerBudget(&context, request, &response);
+  if (!status.ok()) say("nodekeeper: power budget of " + std::to_string(mw) + " mW refused (" + describe(status) + ")");
+}
+
+// Reports out and thread-count decisions in, until the stream breaks or the
+// app stops. Returns true when the app is stopping.
+bool DaemonConnection::State::runControlStream(v1::AppsService::Stub& stub, uint64_t app_id) {
+  grpc::ClientContext context;
+  // stop() came first. The lock is not held while unregistering, so the
+  // app's calls never wait on the daemon.
+  if (!openControl(context)) {
+    unregister(stub, app_id);
+    return true;
+  }
+  auto stream = stub.Control(&context);
+  std::atomic<bool> broken{false};
+  std::thread reader([&] { readDecisions(*stream, broken); });
+  const bool stop_now = reportUntilBroken(*stream, stub, app_id, broken);
+  grpc::Status status = closeControl(context, reader, *stream);
+  if (stop_now) {
+    unregister(stub, app_id);
+    return true;
+  }
+  managed = false;
+  say(notifier.failed("control stream closed: " + describe(status)));
+  return stoppingNow();
+}
+
+// Lets stop() cancel the stream about to open; false if stop() came first.
+bool DaemonConnection::State::openControl(grpc::ClientContext& context) {
+  std::lock_guard lock(mutex);
+  if (stopping) return false;
+  control_context = &context;
+  return true;
+}
+
+// The reader thread: applies each decision, then wakes the reporter when
+// the stream breaks.
+void DaemonConnection::State::readDecisions(ControlStream& stream, std::atomic<bool>& broken) {
+  v1::AppDecision decision;
+  while (stream.Read(&decision)) {
+    applier.setDecision(decision.thread_count());
+    debug("decision D=" + std::to_string(decision.thread_count()));
+  }
+  broken = true;
+  std::lock_guard lock(mutex);
+  wake.notify_all();
+}
+
+// Reports the team size and sends what changed every report interval, at
+// once when the budget changes. Returns true when the app is stopping,
+// false when the stream or the daemon failed.
+bool DaemonConnection::State::reportUntilBroken(ControlStream& stream, v1::AppsService::Stub& stub, uint64_t app_id,
+                                                const std::atomic<bool>& broken) {
   for (;;) {
     v1::AppReport report;
     report.set_app_id(app_id);
     report.set_team_size(team_size.load(std::memory_order_relaxed));
-    if (!stream->Write(report)) ok = false;
-    if (ok && !flush(false)) ok = false;
+    const bool ok = stream.Write(report) && sendPending(stub, app_id, false);
     std::unique_lock lock(mutex);
-    if (!ok || broken) {
-      // stop() cancels the stream itself: that is the app ending, not the
-      // daemon going away, and deserves no line on stderr.
-      stop_now = stopping;
-      break;
-    }
-    wake.wait_for(lock, options.report_interval, [&] { return stopping || broken.load() || budget_dirty; });
-    if (stopping) {
-      stop_now = true;
-      break;
-    }
+    // stop() cancels the stream itself: that is the app ending, not the
+    // daemon going away, and deserves no line on stderr.
+    if (!ok || broken) return stopping;
+    wake.wait_for(lock, options.report_interval,
+                  [&] { return stopping || broken.load() || pending.budgetChanged(); });
+    if (stopping) return true;
   }
-  control.TryCancel();
+}
+
+// Cancels the stream (a no-op once it broke), waits for the reader, and
+// returns how the stream ended.
+grpc::Status DaemonConnection::State::closeControl(grpc::ClientContext& context, std::thread& reader,
+                                                   ControlStream& stream) {
+  context.TryCancel();
   reader.join();
   {
     std::lock_guard lock(mutex);
     control_context = nullptr;
   }
-  grpc::Status status = stream->Finish();
-  if (stop_now) {
-    unregister();
-    return true;
-  }
-  managed = false;
-  say(notifier.failed("control stream closed: " + describe(status)));
-  std::lock_guard lock(mutex);
-  return stopping;
+  return stream.Finish();
 }
 
 }  // namespace nk::client
