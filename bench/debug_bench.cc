@@ -1,4 +1,4 @@
-// Issue 6's figures, in one run:
+// The task debugger's figures, in one run:
 //  1. What the task gate costs a program nobody debugs: ns per task of
 //     task_events_program (empty tasks and depend(inout) chains, 1 thread,
 //     lossless events into a live daemon, a buffer that holds the run) under

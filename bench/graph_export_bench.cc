@@ -1,4 +1,4 @@
-// Issue 5's export goal: a graph of 1 million tasks exported to Perfetto in
+// The exports' goal: a graph of 1 million tasks exported to Perfetto in
 // under 10 s, and to OTF2 likewise. Builds the graph from events as a
 // session would (create, dependence on the previous task, start, finish on
 // one of 12 threads), then exports it to Perfetto JSON, DOT and an OTF2

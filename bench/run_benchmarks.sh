@@ -21,7 +21,7 @@ if [[ -x "$build/bench/energy/workload_runner" && -x "$build/bench/energy/sim_va
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_RUNNER="$build/bench/energy/workload_runner" \
     "$build/bench/energy/sim_validation_bench"
 fi
-# Task events (issue 5).
+# Task events: the ring, the recording and the exports on their own.
 for b in event_ring_bench recording_bench graph_export_bench; do
   if [[ -x "$build/bench/$b" ]]; then
     echo
@@ -45,7 +45,7 @@ if [[ -x "$build/bench/pmpi/pmpi_overhead_bench" && -x "$build/bench/pmpi/pmpi_b
   NK_PMPI_LIB="$build/pmpi-agent/libnodekeeper-pmpi.so" NK_PMPI_PROGRAM="$build/bench/pmpi/pmpi_bench_program" \
     "$build/bench/pmpi/pmpi_overhead_bench"
 fi
-# Fault localisation (issue 8): the tree's code in simulation at 1,000 and
+# Fault localisation: the tree's code in simulation at 1,000 and
 # 10,000 nodes, then real daemons and MPI jobs on loopback addresses.
 if [[ -x "$build/bench/faults/fault_tree_sim_bench" ]]; then
   echo

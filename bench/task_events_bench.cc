@@ -1,4 +1,4 @@
-// Issue 5's hot-path figures, side by side in one run: wall time per task of
+// The task events' hot-path figures, side by side in one run: wall time per task of
 // an OpenMP program (libomp, 1 and 2 threads) creating many empty tasks, and
 // tasks chained by depend(inout), under four set-ups, interleaved over
 // rounds (medians):

@@ -1,5 +1,5 @@
-// The energy evaluation (issue 4): every NAS workload model under every
-// policy on the simulated seed node, at one budget, in one run. Writes
+// The energy evaluation: every NAS workload model under every policy on
+// Shafik et al.'s simulated Xeon node, at one budget, in one run. Writes
 // DIR/results.csv (the columns scripts rely on), DIR/details.csv (more
 // columns), DIR/results.txt (the table printed here) and PNG plots made
 // with gnuplot.
@@ -39,8 +39,8 @@ constexpr const char* kUsage =
     "\n"
     "Runs NAS workload models under each policy on the simulated Xeon E5-2630 node\n"
     "and writes DIR/results.csv, DIR/details.csv, DIR/results.txt and DIR/*.png.\n"
-    "  --budget WATTS    the app's power budget (default 30, as in the seed)\n"
-    "  --scope S         what the budget covers: 'cores' (default; the seed's sum of\n"
+    "  --budget WATTS    the app's power budget (default 30, as in Shafik et al.)\n"
+    "  --scope S         what the budget covers: 'cores' (default; the paper's sum of\n"
     "                    thread powers: the app's cores without uncore) or 'node'\n"
     "                    (all package power, as nodekeeperd charges it)\n"
     "  --benchmarks LIST comma-separated, e.g. cg.B,ep.C (default: all 19)\n"
@@ -311,7 +311,7 @@ std::string table(const std::vector<Row>& rows, const Args& args) {
 }
 
 // One data file per metric (rows: benchmarks, columns: policies) and a
-// gnuplot script drawing each as clustered bars, like the seed's Fig. 2/3.
+// gnuplot script drawing each as clustered bars, like Shafik et al.'s Fig. 2/3.
 void plot(const std::vector<Row>& rows, const Args& args) {
   struct Metric {
     const char* file;

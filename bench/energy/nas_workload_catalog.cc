@@ -13,7 +13,7 @@ namespace nk::sim {
 //   (npbparams.h as setparams writes it; NAS-95-020, NAS-99-011):
 //   BT 200 time steps, CG 75 iterations, FT 20, IS 10, LU 250, MG 20,
 //   SP 400, UA 200; EP and DC make one pass.
-// * Runtimes at 12 threads and 2.6 GHz (`seconds12`) follow the seed's
+// * Runtimes at 12 threads and 2.6 GHz (`seconds12`) follow Shafik et al.'s
 //   Fig. 2(a): bars between a few and ~400 s, bt.C and sp.C the longest,
 //   mg and is the shortest, class C about 4x class B (grid 162^3 against
 //   102^3 for BT/SP/LU, 4x the keys for IS, 2x the rows for CG).
@@ -94,7 +94,7 @@ std::vector<WorkloadModel> build() {
                         {"diffusion", 0.50, 0.97, m(0.50), 8},
                         {"adapt", 0.15, 0.7, 0.3, 0}}));
   }
-  // The seed's Fig. 2 order: by benchmark, then class.
+  // Shafik et al.'s Fig. 2 order: by benchmark, then class.
   std::stable_sort(all.begin(), all.end(), [](const WorkloadModel& a, const WorkloadModel& b) { return a.name < b.name; });
   return all;
 }

@@ -7,9 +7,9 @@
 
 namespace nk::sim {
 
-// Workload models of the NAS Parallel Benchmarks (OpenMP, NPB 3.x) the seed
-// runs: bt, cg, dc, ep, ft, is, lu, mg, sp, ua in classes B and C (dc in
-// class B only, as in the seed's Fig. 2). Where each number comes from is
+// Workload models of the NAS Parallel Benchmarks (OpenMP, NPB 3.x) Shafik
+// et al. run: bt, cg, dc, ep, ft, is, lu, mg, sp, ua in classes B and C (dc in
+// class B only, as in their Fig. 2). Where each number comes from is
 // written beside it in nas_workload_catalog.cc.
 class NasWorkloadCatalog {
  public:

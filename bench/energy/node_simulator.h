@@ -16,7 +16,7 @@ namespace nk::sim {
 
 // What a budget covers.
 enum class BudgetScope {
-  // The seed's P = sum of P_d (Algorithm 1, eq. 2): the power of the cores
+  // Shafik et al.'s P = sum of P_d (Algorithm 1, eq. 2): the power of the cores
   // the app's threads run on (RAPL's PP0 "cores" plane), without uncore
   // and without idle cores.
   kAppCores,

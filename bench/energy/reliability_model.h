@@ -7,7 +7,7 @@ namespace nk::sim {
 
 // Lifetime reliability after RAMP (Srinivasan et al., "The Case for
 // Lifetime Reliability-Aware Microprocessors", ISCA 2004 — the model the
-// seed cites as [8]): four wear-out mechanisms per core, electromigration
+// paper (Shafik et al.) cites as [8]): four wear-out mechanisms per core, electromigration
 // (EM), stress migration (SM), time-dependent dielectric breakdown (TDDB)
 // and thermal cycling (TC), combined by the sum of failure rates (SOFR) over
 // mechanisms and over cores (a series system: the first core to fail fails

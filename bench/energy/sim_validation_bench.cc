@@ -1,4 +1,4 @@
-// Validation of the simulator against the emulated node (issue 4): one
+// Validation of the simulator against the emulated node: one
 // workload model run twice, side by side in one run, under the same policy:
 //  1. as a real OpenMP program (workload_runner, libnodekeeper as its OMPT
 //     tool) on a fresh `nodekeeperd --emulate`, its time from the program's

@@ -10,7 +10,7 @@
 
 namespace nk {
 
-// Ours: the seed's thermal-aware controls with two changes that each save
+// Ours: Shafik et al.'s thermal-aware controls with two changes that each save
 // energy at the same work done.
 // 1. Width before clock (ThermalAwareTunables::dct_width_first): D grows
 //    while the threads' clocks can drop to make room for one more, so a

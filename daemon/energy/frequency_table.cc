@@ -6,7 +6,7 @@
 namespace nk {
 
 namespace {
-constexpr double kDefaultStepKhz = 100000.0;  // 100 MHz, the seed's Xeon E5-2630 step
+constexpr double kDefaultStepKhz = 100000.0;  // 100 MHz, the step of Shafik et al.'s Xeon E5-2630
 }
 
 // Clamps to the policy limits first and searches only entries inside them,

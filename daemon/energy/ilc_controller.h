@@ -11,13 +11,13 @@ struct IlcParams {
   double delta_f_khz = 100000.0;
   double error_band_pct = 2.0;
   uint32_t error_window = 1;   // 0 = since reset()
-  // Eq. 8's gain is multiplied by this while over the budget (not in the
-  // seed): a budget is a limit, so excess is taken back faster than slack
-  // is given out.
+  // Eq. 8's gain is multiplied by this while over the budget (not in
+  // Shafik et al.): a budget is a limit, so excess is taken back faster
+  // than slack is given out.
   double over_budget_gain = 1.0;
 };
 
-// Iterative learning control of one thread's core frequency (seed eq. 7 to 10).
+// Iterative learning control of one thread's core frequency (Shafik et al., eq. 7 to 10).
 class IlcController {
  public:
   static constexpr uint32_t kMaxWindow = 16;

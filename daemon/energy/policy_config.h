@@ -18,7 +18,7 @@ struct OndemandTunables {
   FrequencyRelation relation = FrequencyRelation::kClosest;
 };
 
-// The seed leaves omega, E, K1, K2 and the "E ~ 0" band to be "evaluated
+// Shafik et al. leave omega, E, K1, K2 and the "E ~ 0" band to be "evaluated
 // empirically"; these are our values, see thermal_aware_policy.cc.
 struct ThermalAwareTunables {
   double omega = 0.5;            // eq. 6 moving-average coefficient
@@ -29,23 +29,23 @@ struct ThermalAwareTunables {
   double delta_f_khz = 0.0;      // eq. 7, 8 step; 0 = smallest table step, else 100 MHz
   double error_band_pct = 2.0;   // |E| at or below this counts as E ~ 0 (eq. 7)
   // eq. 10 sums the error of the last error_window intervals; 0 = every
-  // interval since the last DCT step, as printed in the seed.
+  // interval since the last DCT step, as printed in the paper.
   uint32_t error_window = 1;
-  // Not in the seed: eq. 8 takes excess back this much faster than it gives
-  // slack out (a budget is a limit); 1 = the seed's symmetric rule.
+  // Not in the paper: eq. 8 takes excess back this much faster than it gives
+  // slack out (a budget is a limit); 1 = the paper's symmetric rule.
   double over_budget_gain = 2.0;
-  // Not in the seed: when DCT adds threads, scale every thread's frequency
+  // Not in the paper: when DCT adds threads, scale every thread's frequency
   // by D_old / D_new so that the app's power stays put instead of jumping
   // by a whole thread and waiting for eq. 8 to take it back.
   bool dct_feed_forward = true;
-  // Not in the seed: DCT adds a thread only while P < budget * (1 - band),
-  // band = max(dct_band_pct, 50 / D) %; 0 = the seed's rule (any P below
+  // Not in the paper: DCT adds a thread only while P < budget * (1 - band),
+  // band = max(dct_band_pct, 50 / D) %; 0 = the paper's rule (any P below
   // the budget adds one).
   double dct_band_pct = 5.0;
-  // Not in the seed: over the budget DCT removes ceil(D (P - B) / P)
+  // Not in the paper: over the budget DCT removes ceil(D (P - B) / P)
   // threads (one when barely over) instead of exactly one.
   bool dct_proportional_cut = true;
-  // Not in the seed (the efficiency policy turns it on): D grows whenever
+  // Not in the paper (the efficiency policy turns it on): D grows whenever
   // every thread could run D / (D+1) as fast and stay at or above the lowest
   // clock, even at the budget: D+1 cores at a lower clock do the work of D
   // for less power, since V falls with f. Over the budget D drops only once
@@ -53,11 +53,11 @@ struct ThermalAwareTunables {
   // false = the rules above, where eq. 8, ten times as frequent, takes any
   // slack as clock before DCT can take it as width.
   bool dct_width_first = false;
-  // Not in the seed (the efficiency policy turns it on): instead of
+  // Not in the paper (the efficiency policy turns it on): instead of
   // Algorithm 1's swap by temperature std-dev (lines 7-12), move threads
   // from the app's hottest busy cores to its coolest idle ones, by mean
   // temperature over the interval, while the two differ by more than this
-  // many kelvin; 0 = the seed's swap.
+  // many kelvin; 0 = the paper's swap.
   double swap_to_coolest_k = 0.0;
 };
 

@@ -4,7 +4,7 @@
 
 namespace nk {
 
-// Per-core temperature spread over one dT_DCT interval (seed eq. 3).
+// Per-core temperature spread over one dT_DCT interval (Shafik et al.'s eq. 3).
 class TemperatureWindow {
  public:
   void add(double temp_c);

@@ -238,7 +238,7 @@ uint32_t ThermalAwarePolicy::swapAffinity(AppState& app) {
 // Busy cores sorted hottest first, idle ones coolest first; the i-th
 // hottest busy core hands its thread to the i-th coolest idle core while the
 // first is warmer by more than swap_to_coolest_k. Cores run as long hot or
-// cool, which the seed's std-dev order does not see.
+// cool, which Shafik et al.'s std-dev order does not see.
 uint32_t ThermalAwarePolicy::moveToCoolest(AppState& app) {
   auto meanOf = [&](uint32_t id) {
     CoreState* c = coreFor(id);
@@ -272,7 +272,7 @@ uint32_t ThermalAwarePolicy::moveToCoolest(AppState& app) {
 // with W_d the interval average of eq. 1. A thread counts as profiled when
 // it did work in the interval; an OpenMP pool keeps idle threads after D
 // drops, and those are the ones that join again when D rises, so they are
-// "new" in the seed's sense. D' <= D keeps the busiest.
+// "new" in Shafik et al.'s sense. D' <= D keeps the busiest.
 // Shares are stored as fractions of the app budget so that a budget change
 // between DCT steps applies at once.
 void ThermalAwarePolicy::allocateBudgets(AppState& app) {
@@ -490,7 +490,7 @@ EnergyDecision ThermalAwarePolicy::stepDct(const EnergySnapshot& snapshot) {
     uint32_t lower = std::min<uint32_t>(2, upper);
     uint32_t before = app.threads;
     uint32_t d = std::clamp(app.threads, lower, upper);  // a D > C from outside is clamped first
-    // Not in the seed: D grows only while P is clearly below the budget:
+    // Not in Shafik et al.: D grows only while P is clearly below the budget:
     // by dct_band_pct, and by half a thread's share of P (P / 2D; a share of
     // P overstates a thread, P holds the node's idle power too). As printed,
     // D moves at every interval, and with the power lagging behind it swings
@@ -519,7 +519,7 @@ EnergyDecision ThermalAwarePolicy::stepDct(const EnergySnapshot& snapshot) {
       if (d + 1 <= upper)
         ++d;  // lines 2-3: D = D + 1, D <= C
     } else if (p > over_at && at_floor) {
-      // Lines 4-5: D = D - 1, D >= 2. Not in the seed: far over the budget
+      // Lines 4-5: D = D - 1, D >= 2. Not in the paper: far over the budget
       // (a cut, or a start at D = C) D drops by the excess share of its
       // threads, rounded up, at once instead of one thread per interval.
       uint32_t cut = 1;

@@ -13,7 +13,7 @@
 
 namespace nk {
 
-// The seed's controls: DCT and thermal affinity swapping every dT_DCT,
+// The paper's controls (Shafik et al.): DCT and thermal affinity swapping every dT_DCT,
 // EWMA + ILC frequency control every dT_DVFS. State kept between steps:
 // per core the temperature samples of the current dT_DCT interval (eq. 3),
 // per app D and its cores, per thread the workload history (eq. 1, 6), its

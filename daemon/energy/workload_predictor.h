@@ -5,7 +5,7 @@
 
 namespace nk {
 
-// EWMA workload prediction of one thread (seed eq. 6).
+// EWMA workload prediction of one thread (Shafik et al.'s eq. 6).
 class WorkloadPredictor {
  public:
   static constexpr uint32_t kMaxWindow = 16;

@@ -411,7 +411,7 @@ FaultAnalyser::Analysis FaultAnalyser::analyse(std::vector<SymptomRecord> sympto
       if (!fault) continue;
       fault->localised_ns = now_ns;
       fault->localised_by = self;
-      // Different groups may lead to the same fault (the seed's note on
+      // Different groups may lead to the same fault (MPFL's note on
       // Algorithm 2): one node's fault is reported once.
       auto [it, fresh] = index.emplace(std::make_pair(fault->node, fault->kind), analysis.faults.size());
       if (fresh) {

@@ -11,7 +11,7 @@
 
 namespace nk {
 
-// TFA, the seed's Algorithm 2, at the node that holds the symptoms:
+// TFA, MPFL's Algorithm 2, at the node that holds the symptoms:
 // purify (drop duplicates: same kind, reporter, suspect and operation
 // within the window), group (by suspect node, a new group after a gap of
 // more than the window), reason (each group's candidate faults: the rules

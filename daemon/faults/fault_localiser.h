@@ -22,7 +22,7 @@
 
 namespace nk {
 
-// One node's part in one job's fault localisation tree: TFD (the seed's
+// One node's part in one job's fault localisation tree: TFD (MPFL's
 // Algorithm 1) for the symptoms seen here, the symptom set and TFA
 // (Algorithm 2) for the nodes it localises, heartbeats to its FLN and the
 // watch over those who heartbeat to it, and reporting to the root. Plain

@@ -36,7 +36,7 @@ struct FaultRule {
 
 // The rule base TFA reasons with, and the trigger and probe settings that
 // come with it. Rules are hypotheses in the order the file gives them: the
-// first confirmed one per symptom group wins (the seed's Algorithm 2).
+// first confirmed one per symptom group wins (MPFL's Algorithm 2).
 struct FaultRuleBase {
   // Symptoms about one node closer than this belong to one group, and a
   // trigger counts symptoms within it.

@@ -9,7 +9,7 @@
 
 namespace nk {
 
-// A job's fault localisation tree (FLT, MPFL seed): its nodes in order (the
+// A job's fault localisation tree (MPFL's FLT): its nodes in order (the
 // node of rank 0 first, then by each node's lowest rank), laid out as a
 // k-ary tree in that order: node i's children are k*i+1 .. k*i+k. A node's
 // parent is its fault localisation node (FLN); its substitutes (SFLN) are

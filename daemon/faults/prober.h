@@ -11,7 +11,7 @@
 
 namespace nk {
 
-// The seed's message probes, answered by a node's daemon. Behind an
+// MPFL's message probes, answered by a node's daemon. Behind an
 // interface: the daemon probes over gRPC, the simulation and unit tests
 // answer from their model.
 struct ResponseFindings {

@@ -52,8 +52,8 @@ class NodeController {
   Result<std::string> setPowerCap(const std::vector<uint32_t>& packages, double watts);
   Result<std::string> disablePowerCap(const std::vector<uint32_t>& packages);
 
-  // Node energy policy. Until the energy manager lands, the policies offered
-  // are the ones a governor implements.
+  // Node energy policy: a governor's (set on every core at once), or one the
+  // energy manager runs on managed apps' cores (the others keep their governor).
   std::string policy() const;
   std::vector<std::string> availablePolicies() const;
   Result<std::string> setPolicy(std::string_view name);

@@ -6,8 +6,8 @@
 
 namespace nk {
 
-// A session's graph in formats other tools read: Graphviz DOT (as the
-// seed's Figure 2 draws it: fill colour by function, border by state, edge
+// A session's graph in formats other tools read: Graphviz DOT (as
+// Temanejo's Figure 2 draws it: fill colour by function, border by state, edge
 // label by address) and the Chrome/Perfetto trace-event JSON (one slice per
 // task run on its thread's track, a flow arrow per dependence between two
 // tasks that ran). Both stream: a million-task graph is never held twice.

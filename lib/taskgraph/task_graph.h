@@ -10,7 +10,7 @@
 
 namespace nk {
 
-// Values as in tasks.proto's TaskState (the seed's Figure 1).
+// Values as in tasks.proto's TaskState (Temanejo's Figure 1).
 enum class TaskState : uint8_t { kNotQueued = 1, kQueued = 2, kRunning = 3, kFinished = 4 };
 
 // One event as the graph needs it, whatever runtime or wire format it came

@@ -9,7 +9,7 @@
 
 namespace nk::wire {
 
-// The rank's recent MPI operations (the seed's message log, for the log
+// The rank's recent MPI operations (MPFL's message log, for the log
 // probe), in a fixed ring laid out in a memory region the agent maps from
 // a file (/dev/shm/nodekeeper-pmpi-<pid>.log), so the daemon can read it
 // while the rank runs, hangs or is stopped. Layout, host byte order:

@@ -1,22 +1,32 @@
 #!/bin/sh
-# Checks the configured nodekeeperd.service with `systemd-analyze verify`.
+# Checks nodekeeperd.service as `meson install` installs it, with
+# `systemd-analyze verify`.
 #
-# usage: systemd_verify_test.sh UNIT_FILE NODEKEEPERD_BINARY
+# usage: systemd_verify_test.sh UNIT_FILE NODEKEEPERD_BINARY INSTALLED_BINARY UNIT_DIR [DOC...]
 #
-# verify insists that ExecStart= names an existing executable, and the
-# configured unit points at the install location, so a copy with ExecStart=
-# rewritten to the built binary is verified instead. Fails on any warning or
-# error about our unit; systemd-analyze also loads the host's units and may
-# complain about those, so only lines that mention nodekeeperd count.
-# Exits 77 (skipped) when systemd-analyze is missing or cannot run here.
+# UNIT_FILE is the configured unit, which meson installs unchanged into
+# UNIT_DIR; NODEKEEPERD_BINARY is the built daemon, which meson installs as
+# INSTALLED_BINARY; DOC... are the absolute paths of the documents meson
+# installs. verify insists that ExecStart= names an existing executable, so
+# the unit is verified byte for byte inside a scratch root (--root): the unit
+# in UNIT_DIR, the built binary at INSTALLED_BINARY (a unit that starts
+# anything else fails), and a copy of the host's system units for the targets
+# it depends on. Man pages are checked (no --man=no): a Documentation= page
+# that is not installed fails. A file:// Documentation= must be one of DOC.
+# Any line verify prints about the unit fails the test, and so does a non-zero
+# exit. Exits 77 (skipped) when systemd-analyze is missing or cannot start its
+# manager here.
 set -u
 
-if [ $# -ne 2 ]; then
-    echo "usage: $0 UNIT_FILE NODEKEEPERD_BINARY" >&2
+if [ $# -lt 4 ]; then
+    echo "usage: $0 UNIT_FILE NODEKEEPERD_BINARY INSTALLED_BINARY UNIT_DIR [DOC...]" >&2
     exit 2
 fi
 unit=$1
 binary=$2
+exec_path=$3
+unit_dir=$4
+shift 4
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
     echo "SKIP: systemd-analyze not found"
@@ -30,37 +40,80 @@ if [ ! -x "$binary" ]; then
     echo "FAIL: $binary is not an executable (build nodekeeperd first)" >&2
     exit 1
 fi
+for dir in "$unit_dir" "$exec_path"; do
+    case $dir in
+        /*) ;;
+        *) echo "FAIL: $dir is not an absolute path" >&2; exit 1 ;;
+    esac
+done
+
+# Documentation=: every file:// URL must name a document meson installs.
+docs=$(sed -n 's/^Documentation=//p' "$unit")
+if [ -z "$docs" ]; then
+    echo "FAIL: $unit has no Documentation= line" >&2
+    exit 1
+fi
+for url in $docs; do
+    case $url in
+        file://*)
+            path=${url#file://}
+            found=no
+            for installed in "$@"; do
+                [ "$path" = "$installed" ] && found=yes
+            done
+            if [ $found = no ]; then
+                echo "FAIL: Documentation=$url names a file the project does not install (it installs: $*)" >&2
+                exit 1
+            fi
+            ;;
+    esac
+done
+
+host_units=
+for dir in /usr/lib/systemd/system /lib/systemd/system; do
+    if [ -f "$dir/sysinit.target" ]; then
+        host_units=$dir
+        break
+    fi
+done
+if [ -z "$host_units" ]; then
+    echo "SKIP: no system units on this host (sysinit.target) to verify against"
+    exit 77
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nk-verify.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+root=$tmp/root
+mkdir -p "$root/usr/lib/systemd" "$root$unit_dir" "$root$(dirname "$exec_path")" || exit 1
+cp -R "$host_units" "$root/usr/lib/systemd/system" || exit 1
+# The installed path must hold an executable; a hard link spares a copy.
+ln "$binary" "$root$exec_path" 2>/dev/null || cp "$binary" "$root$exec_path" || exit 1
+installed_unit="$root$unit_dir/nodekeeperd.service"
+cp "$unit" "$installed_unit" || exit 1
 
-# Keep the unit's own name: verify derives the unit name from the file name.
-copy="$tmp/nodekeeperd.service"
-sed "s|^ExecStart=[^ ]*|ExecStart=$binary|" "$unit" >"$copy" || exit 1
-if ! grep -q "^ExecStart=$binary" "$copy"; then
-    echo "FAIL: $unit has no ExecStart= line to rewrite" >&2
-    exit 1
-fi
-
-# --man=no: the Documentation= man pages need not be installed to verify.
 # notice level: quiet about the manager's own start-up (it runs without
 # being PID 1 here) but still shows every parse warning.
-output=$(SYSTEMD_LOG_LEVEL=notice SYSTEMD_LOG_COLOR=0 systemd-analyze verify --man=no "$copy" 2>&1)
+output=$(SYSTEMD_LOG_LEVEL=notice SYSTEMD_LOG_COLOR=0 systemd-analyze verify --root="$root" "$installed_unit" 2>&1)
 status=$?
 
 ours=$(printf '%s\n' "$output" | grep 'nodekeeperd' || true)
 if [ -n "$ours" ]; then
-    echo "FAIL: systemd-analyze verify reports problems with the unit:" >&2
+    echo "FAIL: systemd-analyze verify reports problems with the unit as installed:" >&2
     printf '%s\n' "$ours" >&2
     exit 1
 fi
 if [ $status -ne 0 ]; then
-    # A non-zero exit that names no line of ours means systemd-analyze
-    # itself could not run (e.g. no usable manager in this container).
-    echo "SKIP: systemd-analyze verify could not run here (exit $status):"
-    printf '%s\n' "$output"
-    exit 77
+    case $output in
+        *"Failed to initialize manager"*|*"unrecognized option"*)
+            echo "SKIP: systemd-analyze verify could not run here (exit $status):"
+            printf '%s\n' "$output"
+            exit 77
+            ;;
+    esac
+    echo "FAIL: systemd-analyze verify exited with $status:" >&2
+    printf '%s\n' "$output" >&2
+    exit 1
 fi
 
-echo "PASS: $unit verifies cleanly (ExecStart=$binary)"
+echo "PASS: $unit verifies cleanly as installed in $unit_dir (ExecStart=$exec_path)"
 exit 0

@@ -22,7 +22,7 @@ extern "C" {
 NK_EXPORT int nk_init(void);
 /* Stops the client and unregisters the app (idempotent; also run at exit). */
 NK_EXPORT int nk_finalize(void);
-/* States the app's power budget in milliwatts (the seed's `#pragma omp budget`). It must be positive
+/* States the app's power budget in milliwatts (Shafik et al.'s `#pragma omp budget`). It must be positive
    (-EINVAL otherwise); the daemon refuses one above the node's power cap. */
 NK_EXPORT int nk_set_power_budget_mw(uint64_t mw);
 /* The thread count D the daemon asks for; -EAGAIN while it has not decided. */

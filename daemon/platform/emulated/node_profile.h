@@ -54,7 +54,7 @@ struct NodeProfile {
   // Parses TOML text; errors name the key and, for syntax errors, the line.
   static Result<NodeProfile> parse(std::string_view toml_text, std::string_view source_name = "profile");
   static Result<NodeProfile> load(const std::filesystem::path& path);
-  // The default profile: the seed's Xeon E5-2630 (2 x 6 cores, 1.2-2.6 GHz).
+  // The default profile: Shafik et al.'s Xeon E5-2630 (2 x 6 cores, 1.2-2.6 GHz).
   static NodeProfile xeonE5_2630();
   // hwloc synthetic description, e.g. "package:2 core:6 pu:1".
   std::string hwlocSynthetic() const;
