@@ -65,6 +65,10 @@ class InstantNetwork final : public PeerNetwork, public Prober {
   Delivery heartbeat(std::string_view, std::string_view, std::string_view, bool) override {
     return Delivery::kAccepted;
   }
+  std::vector<Result<PeerProgress>> rankProgress(std::string_view, std::span<const JobNodeRecord> nodes,
+                                                 std::chrono::milliseconds) override {
+    return std::vector<Result<PeerProgress>>(nodes.size(), PeerProgress{});
+  }
   ResponseFindings responseProbe(std::string_view, size_t attempts) override {
     return {attempts, attempts, std::chrono::microseconds(400)};
   }
@@ -101,6 +105,11 @@ class FaultTreeSim::Endpoint final : public PeerNetwork, public Prober {
   Delivery heartbeat(std::string_view node, std::string_view, std::string_view, bool leaving) override {
     check();
     return sim_.heartbeat(node, leaving);
+  }
+  std::vector<Result<PeerProgress>> rankProgress(std::string_view, std::span<const JobNodeRecord> nodes,
+                                                 std::chrono::milliseconds deadline) override {
+    check();
+    return sim_.rankProgress(nodes, deadline);
   }
   ResponseFindings responseProbe(std::string_view node, size_t attempts) override {
     check();
@@ -251,6 +260,42 @@ PeerNetwork::Delivery FaultTreeSim::heartbeat(std::string_view node, bool leavin
   push({cursor_ + there, 0, *to, current_, 0, EventType::kHeartbeat, leaving});
   cursor_ += there + back;
   return PeerNetwork::Delivery::kAccepted;
+}
+
+// All nodes are asked at once: the caller's thread waits for the slowest
+// answer, or for the deadline when a node does not answer. No localiser
+// asks this (the symptom intake does, before a symptom enters the tree), so
+// it is not counted as fault traffic.
+std::vector<Result<PeerProgress>> FaultTreeSim::rankProgress(std::span<const JobNodeRecord> nodes,
+                                                             std::chrono::milliseconds deadline) {
+  std::vector<Result<PeerProgress>> answers;
+  answers.reserve(nodes.size());
+  int64_t waited = 0;
+  for (const JobNodeRecord& node : nodes) {
+    auto to = indexOf(node.node);
+    if (!to) {
+      answers.emplace_back(notFound("no node " + node.node + " in the simulation"));
+      continue;
+    }
+    const int64_t there = sampleDelay(), back = sampleDelay();
+    if (lost() || dead(*to, cursor_ + there)) {
+      waited = std::max(waited, toNs(deadline));
+      answers.emplace_back(unavailable("deadline exceeded"));
+      continue;
+    }
+    const int64_t at = cursor_ + there;
+    RankStatus status = rankStatus(*to, at);
+    PeerRankProgress rank;
+    rank.rank = status.rank;
+    rank.node = tree_->name(*to);
+    if (status.report_age)
+      rank.last_report_ns = at - std::chrono::duration_cast<std::chrono::nanoseconds>(*status.report_age).count();
+    rank.process_state = std::string(processStateName(status.state));
+    answers.emplace_back(PeerProgress{at, {std::move(rank)}});
+    waited = std::max(waited, there + back);
+  }
+  cursor_ += waited;
+  return answers;
 }
 
 ResponseFindings FaultTreeSim::responseProbe(std::string_view node, size_t attempts) {

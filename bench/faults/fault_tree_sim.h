@@ -19,6 +19,7 @@
 #include <optional>
 #include <queue>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "faults/fault_report_log.h"
 #include "faults/fault_rule_base.h"
 #include "faults/fault_tree.h"
+#include "faults/peer_network.h"
 #include "faults/symptom_record.h"
 
 namespace nk::faultsim {
@@ -179,6 +181,8 @@ class FaultTreeSim {
   PeerNetwork::Delivery forwardSymptom(std::string_view node, const SymptomRecord& symptom);
   PeerNetwork::Delivery publishFault(std::string_view node, const FaultRecord& fault);
   PeerNetwork::Delivery heartbeat(std::string_view node, bool leaving);
+  std::vector<Result<PeerProgress>> rankProgress(std::span<const JobNodeRecord> nodes,
+                                                 std::chrono::milliseconds deadline);
   ResponseFindings responseProbe(std::string_view node, size_t attempts);
   StatusFindings statusProbe(std::string_view node);
   LogFindings logProbe(std::string_view node);

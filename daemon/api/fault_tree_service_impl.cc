@@ -1,21 +1,14 @@
 #include "api/fault_tree_service_impl.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
 #include <grpcpp/grpcpp.h>
 
 #include "api/fault_wire.h"
 #include "api/peer_identity.h"
 #include "api/status_mapping.h"
-#include "node/access_policy.h"
+#include "base/clock.h"
 #include "faults/fault_tree_coordinator.h"
 #include "faults/job_registry.h"
-#include "wire/message_log.h"
+#include "node/access_policy.h"
 
 namespace v1 = nodekeeper::v1;
 
@@ -24,33 +17,8 @@ namespace nk {
 namespace {
 
 constexpr size_t kMaxTextBytes = 4096;
-constexpr size_t kMaxLogEntries = 1000;
-// A message that took longer than this counts as pending for the log probe.
-constexpr int64_t kSlowMessageNs = 1'000'000'000;
 
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
-
-// The entries of one rank's message log, read from the file its agent maps.
-std::vector<wire::MessageLog::Entry> readLog(const std::filesystem::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  struct stat st {};
-  std::vector<wire::MessageLog::Entry> entries;
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
-    if (p != MAP_FAILED) {
-      entries = wire::MessageLog::read(std::span(static_cast<const std::byte*>(p), static_cast<size_t>(st.st_size)));
-      ::munmap(p, static_cast<size_t>(st.st_size));
-    }
-  }
-  ::close(fd);
-  return entries;
-}
+grpc::Status invalid(std::string message) { return toGrpcStatus(invalidArgument(std::move(message))); }
 
 }  // namespace
 
@@ -62,16 +30,16 @@ FaultTreeServiceImpl::FaultTreeServiceImpl(JobRegistry& jobs, FaultTreeCoordinat
       token_(token),
       access_(access),
       node_name_(std::move(node_name)),
-      message_log_dir_(std::move(message_log_dir)) {}
+      log_probe_(jobs_, std::move(message_log_dir)) {}
 
 grpc::Status FaultTreeServiceImpl::authenticate(const grpc::ServerContext& context) const {
   if (token_.configured()) return token_.check(context);
   auto peer = PeerIdentity::fromContext(context);
   if (!peer) return toGrpcStatus(peer.error());
   if (!access_.isAdmin(*peer))
-    return {grpc::StatusCode::PERMISSION_DENIED,
-            "the fault tree service takes only daemons: without a peer token (--peer-token) only an admin may call it "
-            "(you are uid " + std::to_string(peer->uid) + ")"};
+    return toGrpcStatus(permissionDenied(
+        "the fault tree service takes only daemons: without a peer token (--peer-token) only an admin may call it "
+        "(you are uid " + std::to_string(peer->uid) + ")"));
   return grpc::Status::OK;
 }
 
@@ -81,7 +49,7 @@ grpc::Status FaultTreeServiceImpl::RankProgress(grpc::ServerContext* context, co
   if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   if (request->job_id().empty()) return invalid("job_id is empty");
   auto job = jobs_.job(request->job_id());
-  reply->set_now_ns(nowNs());
+  reply->set_now_ns(wallClockNs());
   if (!job) return grpc::Status::OK;  // no rank of it here (yet, or any more)
   for (const RankRecord& rank : job->ranks) {
     v1::RankState* out = reply->add_ranks();
@@ -122,11 +90,11 @@ grpc::Status FaultTreeServiceImpl::ForwardSymptom(grpc::ServerContext* context, 
     return invalid("detail or suspect_node is longer than " + std::to_string(kMaxTextBytes) + " bytes");
   std::string self = coordinator_.selfIn(request->job_id());
   if (self.empty())
-    return {grpc::StatusCode::NOT_FOUND, "node " + node_name_ + " has no fault tree for job '" + request->job_id() +
-                                             "' (no node list for it, or it ended here)"};
+    return toGrpcStatus(notFound("node " + node_name_ + " has no fault tree for job '" + request->job_id() +
+                                 "' (no node list for it, or it ended here)"));
   if (!coordinator_.inTree(request->job_id(), request->suspect_node()))
-    return {grpc::StatusCode::NOT_FOUND, "suspect node '" + request->suspect_node() + "' is not a node of job '" +
-                                             request->job_id() + "'"};
+    return toGrpcStatus(notFound("suspect node '" + request->suspect_node() + "' is not a node of job '" +
+                                 request->job_id() + "'"));
   reply->set_accepted(coordinator_.receive(FaultWire::fromProto(*request)));
   return grpc::Status::OK;
 }
@@ -149,26 +117,10 @@ grpc::Status FaultTreeServiceImpl::StatusProbe(grpc::ServerContext* context, con
 grpc::Status FaultTreeServiceImpl::LogProbe(grpc::ServerContext* context, const v1::LogProbeRequest* request,
                                             v1::LogProbeResponse* reply) {
   if (grpc::Status s = authenticate(*context); !s.ok()) return s;
-  if (request->job_id().empty()) return invalid("job_id is empty");
-  if (request->to_ns() != 0 && request->to_ns() < request->from_ns()) return invalid("to_ns is before from_ns");
-  auto job = jobs_.job(request->job_id());
-  if (!job) return grpc::Status::OK;
-  uint32_t pending = 0;
-  for (const RankRecord& rank : job->ranks) {
-    auto path = message_log_dir_ / ("nodekeeper-pmpi-" + std::to_string(rank.pid) + ".log");
-    for (const auto& e : readLog(path)) {
-      if (e.end_ns < request->from_ns() || (request->to_ns() != 0 && e.start_ns > request->to_ns())) continue;
-      const bool failed = e.outcome != 0 || e.end_ns - e.start_ns > kSlowMessageNs;
-      if (failed) ++pending;
-      if (reply->entries_size() >= static_cast<int>(kMaxLogEntries)) continue;
-      char line[256];
-      std::snprintf(line, sizeof line, "rank %u %s peer %d tag %d %llu B %.3f ms rc %d%s", rank.rank,
-                    e.operation.c_str(), e.peer, e.tag, static_cast<unsigned long long>(e.bytes),
-                    static_cast<double>(e.end_ns - e.start_ns) / 1e6, e.outcome, failed ? " (pending)" : "");
-      reply->add_entries(line);
-    }
-  }
-  reply->set_pending(pending);
+  Result<LogFindings> findings = log_probe_.probe(request->job_id(), request->from_ns(), request->to_ns());
+  if (!findings) return toGrpcStatus(findings.error());
+  for (const std::string& entry : findings->entries) reply->add_entries(entry);
+  reply->set_pending(static_cast<uint32_t>(findings->pending));
   return grpc::Status::OK;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/peer_token.h"
+#include "faults/message_log_probe.h"
 #include "nodekeeper/v1/faults.grpc.pb.h"
 
 namespace nk {
@@ -50,7 +51,7 @@ class FaultTreeServiceImpl final : public nodekeeper::v1::FaultTreeService::Serv
   const PeerToken& token_;
   const AccessPolicy& access_;
   std::string node_name_;
-  std::filesystem::path message_log_dir_;
+  MessageLogProbe log_probe_;
 };
 
 }  // namespace nk

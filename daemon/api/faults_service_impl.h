@@ -2,13 +2,9 @@
 
 #include <chrono>
 #include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <set>
 #include <string>
-#include <vector>
 
+#include "faults/symptom_intake.h"
 #include "nodekeeper/v1/faults.grpc.pb.h"
 
 namespace nk {
@@ -19,24 +15,19 @@ class FaultTreeCoordinator;
 class GrpcPeerNetwork;
 class JobRegistry;
 class SymptomStore;
-struct JobRecord;
-struct MemberState;
-struct SymptomRecord;
 
 // FaultsService, the daemon's side of the PMPI agent: ranks register
 // (checked against SO_PEERCRED), give their job's nodes, report progress
-// and symptoms; a collective's timeout is turned into the members that have
-// not arrived by asking the other nodes' daemons (FaultTreeService's
-// RankProgress) how far their ranks got. Node lists build the jobs' fault
-// trees and symptoms enter them (the FaultTreeCoordinator); WatchFaults
-// shows what this daemon published as a tree's root. Admins may act for
-// any rank; ListJobs, WatchSymptoms and WatchFaults show a user only their
-// own jobs.
+// and symptoms (checked and filled in by SymptomIntake, which turns a
+// collective's timeout into the members that have not arrived). Node lists
+// build the jobs' fault trees and symptoms enter them (the
+// FaultTreeCoordinator); WatchFaults shows what this daemon published as a
+// tree's root. Admins may act for any rank; ListJobs, WatchSymptoms and
+// WatchFaults show a user only their own jobs.
 class FaultsServiceImpl final : public nodekeeper::v1::FaultsService::Service {
  public:
   struct Options {
-    // Each RankProgress call to another daemon; a node that does not
-    // answer in time counts as unreachable.
+    // The RankProgress calls to other daemons (SymptomIntake::Options).
     std::chrono::milliseconds peer_timeout{500};
     // The agents' progress period, and how many of them may pass without a
     // report before a rank counts as not arriving.
@@ -74,20 +65,14 @@ class FaultsServiceImpl final : public nodekeeper::v1::FaultsService::Service {
                         nodekeeper::v1::PeerInfoResponse*) override;
 
  private:
-  // The members' states: this daemon's ranks, and those the other nodes'
-  // daemons give (all asked at once, each with peer_timeout).
-  std::vector<MemberState> gatherStates(const JobRecord& job, const std::set<uint32_t>& members);
-  void findLaggards(const JobRecord& job, SymptomRecord& symptom);
-  void warn(const std::string& message) const;
-
   JobRegistry& jobs_;
   SymptomStore& symptoms_;
   const AccessPolicy& access_;
-  std::string own_endpoint_;
   GrpcPeerNetwork& network_;
   FaultTreeCoordinator& coordinator_;
   FaultReportLog& reports_;
   Options options_;
+  SymptomIntake intake_;
 };
 
 }  // namespace nk

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "api/fault_wire.h"
+#include "api/status_mapping.h"
 #include "nodekeeper/v1/faults.grpc.pb.h"
 
 namespace v1 = nodekeeper::v1;
@@ -65,7 +66,7 @@ template <typename Call>
 grpc::Status callPeer(GrpcPeerNetwork& network, std::string_view node, std::chrono::milliseconds deadline, Call call) {
   std::string endpoint = network.endpointOf(node);
   if (endpoint.empty())
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no endpoint known for node " + std::string(node));
+    return toGrpcStatus(unavailable("no endpoint known for node " + std::string(node)));
   auto stub = v1::FaultTreeService::NewStub(network.channelTo(endpoint));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + deadline);
@@ -73,7 +74,80 @@ grpc::Status callPeer(GrpcPeerNetwork& network, std::string_view node, std::chro
   return call(*stub, context);
 }
 
+PeerProgress progressOf(const v1::RankProgressResponse& reply) {
+  PeerProgress progress;
+  progress.now_ns = reply.now_ns();
+  progress.ranks.reserve(reply.ranks_size());
+  for (const v1::RankState& rs : reply.ranks()) {
+    PeerRankProgress rank;
+    rank.rank = rs.rank();
+    rank.node = rs.node();
+    rank.communicators.reserve(rs.communicators_size());
+    for (const auto& c : rs.communicators()) rank.communicators.push_back({c.communicator(), c.collectives_entered()});
+    rank.last_report_ns = rs.last_report_ns();
+    rank.process_state = rs.process_state();
+    progress.ranks.push_back(std::move(rank));
+  }
+  return progress;
+}
+
 }  // namespace
+
+std::vector<Result<PeerProgress>> GrpcPeerNetwork::rankProgress(std::string_view job_id,
+                                                                std::span<const JobNodeRecord> nodes,
+                                                                std::chrono::milliseconds deadline) {
+  struct Call {
+    std::unique_ptr<v1::FaultTreeService::Stub> stub;
+    grpc::ClientContext context;
+    v1::RankProgressResponse reply;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<v1::RankProgressResponse>> reader;
+  };
+  grpc::CompletionQueue queue;
+  std::vector<std::unique_ptr<Call>> calls;
+  calls.reserve(nodes.size());
+  size_t started = 0;
+  v1::RankProgressRequest request;
+  request.set_job_id(std::string(job_id));
+  const auto until = std::chrono::system_clock::now() + deadline;
+  for (const JobNodeRecord& node : nodes) {
+    auto call = std::make_unique<Call>();
+    const std::string endpoint = node.endpoint.empty() ? endpointOf(node.node) : node.endpoint;
+    if (endpoint.empty()) {
+      call->status = toGrpcStatus(unavailable("no endpoint known for node " + node.node));
+      calls.push_back(std::move(call));
+      continue;
+    }
+    call->stub = v1::FaultTreeService::NewStub(channelTo(endpoint));
+    call->context.set_deadline(until);
+    token_.attach(call->context);
+    // A daemon still connecting gets the whole deadline; one that is down
+    // costs no more than that, and all nodes are asked at once.
+    call->context.set_wait_for_ready(true);
+    call->reader = call->stub->AsyncRankProgress(&call->context, request, &queue);
+    call->reader->Finish(&call->reply, &call->status, call.get());
+    calls.push_back(std::move(call));
+    ++started;
+  }
+  for (size_t done = 0; done < started; ++done) {
+    void* tag = nullptr;
+    bool ok = false;
+    if (!queue.Next(&tag, &ok)) break;
+  }
+  queue.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (queue.Next(&tag, &ok)) {
+  }
+
+  std::vector<Result<PeerProgress>> answers;
+  answers.reserve(calls.size());
+  for (const auto& call : calls) {
+    if (call->status.ok()) answers.emplace_back(progressOf(call->reply));
+    else answers.emplace_back(fromGrpcStatus(call->status));
+  }
+  return answers;
+}
 
 PeerNetwork::Delivery GrpcPeerNetwork::forwardSymptom(std::string_view node, const SymptomRecord& symptom) {
   v1::Symptom request;

@@ -4,8 +4,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/peer_token.h"
 #include "faults/peer_network.h"
@@ -17,10 +19,11 @@ class Channel;
 
 namespace nk {
 
-// The fault tree's messages and probes as FaultTreeService calls to other
-// daemons, over TCP ("host:port") or a Unix socket ("unix:PATH"), each with
-// the peer token and its own deadline. Nodes are found by name in the
-// endpoints the jobs' node lists gave (the latest wins).
+// The fault tree's messages and probes, and the progress of a job's ranks,
+// as FaultTreeService calls to other daemons, over TCP ("host:port") or a
+// Unix socket ("unix:PATH"), each with the peer token and its own deadline.
+// Nodes are found by name in the endpoints the jobs' node lists gave (the
+// latest wins).
 class GrpcPeerNetwork final : public PeerNetwork, public Prober {
  public:
   struct Options {
@@ -40,6 +43,8 @@ class GrpcPeerNetwork final : public PeerNetwork, public Prober {
   Delivery forwardSymptom(std::string_view node, const SymptomRecord& symptom) override;
   Delivery publishFault(std::string_view node, const FaultRecord& fault) override;
   Delivery heartbeat(std::string_view node, std::string_view job_id, std::string_view from, bool leaving) override;
+  std::vector<Result<PeerProgress>> rankProgress(std::string_view job_id, std::span<const JobNodeRecord> nodes,
+                                                 std::chrono::milliseconds deadline) override;
 
   ResponseFindings responseProbe(std::string_view node, size_t attempts) override;
   StatusFindings statusProbe(std::string_view job_id, std::string_view node) override;

@@ -8,6 +8,8 @@
 #include <grpcpp/grpcpp.h>
 #include <sstream>
 
+#include "api/status_mapping.h"
+
 namespace nk {
 
 namespace {
@@ -66,10 +68,9 @@ grpc::Status PeerToken::check(const grpc::ServerContext& context) const {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(grpc::string_ref(kMetadataKey.data(), kMetadataKey.size()));
   if (it == metadata.end())
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        "no peer token: daemons of a fault tree send the shared token (--peer-token)");
+    return unauthenticatedStatus("no peer token: daemons of a fault tree send the shared token (--peer-token)");
   if (!equalInConstantTime(std::string_view(it->second.data(), it->second.size()), token_))
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong peer token");
+    return unauthenticatedStatus("wrong peer token");
   return grpc::Status::OK;
 }
 

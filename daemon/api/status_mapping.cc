@@ -23,3 +23,31 @@ grpc::Status toGrpcStatus(const Status& status) {
 }
 
 }  // namespace nk
+
+// Faults adapters.
+namespace nk {
+
+grpc::Status unauthenticatedStatus(const std::string& message) {
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, message);
+}
+
+Error fromGrpcStatus(const grpc::Status& status) {
+  ErrorCode code = ErrorCode::kInternal;
+  switch (status.error_code()) {
+    case grpc::StatusCode::INVALID_ARGUMENT: code = ErrorCode::kInvalidArgument; break;
+    case grpc::StatusCode::NOT_FOUND: code = ErrorCode::kNotFound; break;
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::UNAUTHENTICATED: code = ErrorCode::kPermissionDenied; break;
+    case grpc::StatusCode::FAILED_PRECONDITION: code = ErrorCode::kFailedPrecondition; break;
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::CANCELLED: code = ErrorCode::kUnavailable; break;
+    case grpc::StatusCode::OUT_OF_RANGE: code = ErrorCode::kOutOfRange; break;
+    case grpc::StatusCode::UNIMPLEMENTED: code = ErrorCode::kUnimplemented; break;
+    case grpc::StatusCode::DATA_LOSS: code = ErrorCode::kDataLoss; break;
+    default: break;
+  }
+  return {code, status.error_message()};
+}
+
+}  // namespace nk

@@ -11,3 +11,14 @@ grpc::Status toGrpcStatus(const Error& error);
 grpc::Status toGrpcStatus(const Status& status);
 
 }  // namespace nk
+
+// Faults adapters.
+namespace nk {
+
+// A caller that did not prove itself a peer daemon (no or a wrong token):
+// no domain error says this, so it is built here.
+grpc::Status unauthenticatedStatus(const std::string& message);
+// What another daemon answered, as a domain error (with its message).
+Error fromGrpcStatus(const grpc::Status& status);
+
+}  // namespace nk

@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/clock.h"
 #include "faults/job_registry.h"
 
 namespace nk {
 
 namespace {
-
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The tree's order: the node of rank 0 first (the root), then each node by
 // its lowest rank, so that every daemon of the job builds the same tree.
@@ -205,7 +201,7 @@ std::vector<RankStatus> FaultTreeCoordinator::rankStatuses(const std::string& jo
 StatusFindings FaultTreeCoordinator::localStatus(const std::string& job_id) const {
   StatusFindings findings;
   findings.answered = true;
-  findings.ranks = rankStatuses(job_id, nowNs());
+  findings.ranks = rankStatuses(job_id, wallClockNs());
   if (options_.node_state) {
     NodeState state = options_.node_state();
     findings.load = state.load;
@@ -262,9 +258,9 @@ void FaultTreeCoordinator::run() {
     std::deque<Event> events;
     events.swap(queue_);
     lock.unlock();
-    for (Event& event : events) event(nowNs());
+    for (Event& event : events) event(wallClockNs());
     if (std::chrono::steady_clock::now() >= next_tick) {
-      tickAll(nowNs());
+      tickAll(wallClockNs());
       next_tick = std::chrono::steady_clock::now() + period;
     }
     lock.lock();

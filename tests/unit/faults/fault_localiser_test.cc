@@ -65,6 +65,12 @@ class FakeNetwork : public PeerNetwork {
   Delivery forwardSymptom(std::string_view node, const SymptomRecord& symptom) override;
   Delivery publishFault(std::string_view node, const FaultRecord& fault) override;
   Delivery heartbeat(std::string_view node, std::string_view job_id, std::string_view from, bool leaving) override;
+  // Only the symptom intake asks for ranks' progress, never a localiser.
+  std::vector<Result<PeerProgress>> rankProgress(std::string_view, std::span<const JobNodeRecord> nodes,
+                                                 std::chrono::milliseconds) override {
+    ADD_FAILURE() << "a localiser asked for ranks' progress";
+    return std::vector<Result<PeerProgress>>(nodes.size(), unavailable("not modelled"));
+  }
 
  private:
   Cluster& cluster_;

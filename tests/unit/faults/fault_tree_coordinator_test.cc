@@ -137,6 +137,12 @@ class FakeNetwork final : public PeerNetwork, public Prober {
     findings.answered = true;
     return findings;
   }
+  // Only the symptom intake asks for ranks' progress, never the coordinator.
+  std::vector<Result<PeerProgress>> rankProgress(std::string_view, std::span<const JobNodeRecord> nodes,
+                                                 std::chrono::milliseconds) override {
+    ADD_FAILURE() << "the coordinator asked for ranks' progress";
+    return std::vector<Result<PeerProgress>>(nodes.size(), unavailable("not modelled"));
+  }
   LogFindings logProbe(std::string_view job_id, std::string_view node, int64_t, int64_t) override {
     std::lock_guard lock(mutex_);
     probes_.push_back({"log", std::string(node), std::string(job_id), 0});

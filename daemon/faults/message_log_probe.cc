@@ -1,0 +1,65 @@
+#include "faults/message_log_probe.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "faults/job_registry.h"
+#include "wire/message_log.h"
+
+namespace nk {
+
+MessageLogProbe::MessageLogProbe(const JobRegistry& jobs, std::filesystem::path log_dir)
+    : jobs_(jobs), log_dir_(std::move(log_dir)) {}
+
+std::filesystem::path MessageLogProbe::logOf(pid_t pid) const {
+  return log_dir_ / ("nodekeeper-pmpi-" + std::to_string(pid) + ".log");
+}
+
+Result<LogFindings> MessageLogProbe::probe(std::string_view job_id, int64_t from_ns, int64_t to_ns) const {
+  if (job_id.empty()) return invalidArgument("job_id is empty");
+  if (to_ns != 0 && to_ns < from_ns) return invalidArgument("to_ns is before from_ns");
+  LogFindings findings;
+  findings.answered = true;
+  auto job = jobs_.job(job_id);
+  if (!job) return findings;
+  for (const RankRecord& rank : job->ranks) addFile(logOf(rank.pid), rank.rank, from_ns, to_ns, findings);
+  return findings;
+}
+
+void MessageLogProbe::addRegion(std::span<const std::byte> region, uint32_t rank, int64_t from_ns, int64_t to_ns,
+                                LogFindings& findings) {
+  for (const auto& e : wire::MessageLog::read(region)) {
+    if (e.end_ns < from_ns || (to_ns != 0 && e.start_ns > to_ns)) continue;
+    const bool failed = e.outcome != 0 || e.end_ns - e.start_ns > kSlowMessage.count();
+    if (failed) ++findings.pending;
+    if (findings.entries.size() >= kMaxEntries) continue;
+    char line[256];
+    std::snprintf(line, sizeof line, "rank %u %s peer %d tag %d %llu B %.3f ms rc %d%s", rank, e.operation.c_str(),
+                  e.peer, e.tag, static_cast<unsigned long long>(e.bytes),
+                  static_cast<double>(e.end_ns - e.start_ns) / 1e6, e.outcome, failed ? " (pending)" : "");
+    findings.entries.emplace_back(line);
+  }
+}
+
+void MessageLogProbe::addFile(const std::filesystem::path& path, uint32_t rank, int64_t from_ns, int64_t to_ns,
+                              LogFindings& findings) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    const auto size = static_cast<size_t>(st.st_size);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) {
+      addRegion(std::span(static_cast<const std::byte*>(p), size), rank, from_ns, to_ns, findings);
+      ::munmap(p, size);
+    }
+  }
+  ::close(fd);
+}
+
+}  // namespace nk
