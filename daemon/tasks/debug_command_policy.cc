@@ -1,5 +1,6 @@
 #include "tasks/debug_command_policy.h"
 
+#include <array>
 #include <optional>
 #include <utility>
 
