@@ -117,8 +117,8 @@ grpc::Status AppsServiceImpl::Control(grpc::ServerContext* context,
   if (app_id == 0) {
     auto own = apps_.findByPid(peer->pid);
     if (!own)
-      return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                          "process " + std::to_string(peer->pid) + " has no registered app; call RegisterApp first");
+      return toGrpcStatus(
+          notFound("process " + std::to_string(peer->pid) + " has no registered app; call RegisterApp first"));
     app_id = own->id;
   }
   auto attached = apps_.attachControl(*peer, app_id);
@@ -163,8 +163,8 @@ grpc::Status AppsServiceImpl::Control(grpc::ServerContext* context,
   if (!ended_by_app) context->TryCancel();
   reader.join();
   if (ended_by_app) return grpc::Status::OK;
-  return grpc::Status(grpc::StatusCode::CANCELLED,
-                      "control stream of app " + std::to_string(app_id) + " ended: unregistered, or the stream broke");
+  return streamCancelled("control stream of app " + std::to_string(app_id) +
+                         " ended: unregistered, or the stream broke");
 }
 
 }  // namespace nk

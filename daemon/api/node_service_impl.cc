@@ -54,9 +54,9 @@ grpc::Status NodeServiceImpl::requireAdmin(grpc::ServerContext* context, const c
   auto peer = PeerIdentity::fromContext(*context);
   if (!peer) return toGrpcStatus(peer.error());
   if (access_.isAdmin(*peer)) return grpc::Status::OK;
-  return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                      std::string("permission denied: ") + action +
-                          " needs the admin role (root or group nodekeeper); you are uid " + std::to_string(peer->uid));
+  return toGrpcStatus(permissionDenied(std::string("permission denied: ") + action +
+                                      " needs the admin role (root or group nodekeeper); you are uid " +
+                                      std::to_string(peer->uid)));
 }
 
 grpc::Status NodeServiceImpl::GetTopology(grpc::ServerContext*, const v1::GetTopologyRequest*, v1::Topology* out) {
@@ -90,7 +90,7 @@ grpc::Status NodeServiceImpl::GetTelemetry(grpc::ServerContext*, const v1::GetTe
 grpc::Status NodeServiceImpl::StreamTelemetry(grpc::ServerContext* context, const v1::StreamTelemetryRequest* request,
                                               grpc::ServerWriter<v1::TelemetrySnapshot>* writer) {
   uint32_t interval_ms = request->interval_ms() == 0 ? 1000 : request->interval_ms();
-  if (interval_ms < 10) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "interval_ms must be at least 10");
+  if (interval_ms < 10) return toGrpcStatus(invalidArgument("interval_ms must be at least 10"));
   auto interval = std::chrono::milliseconds(interval_ms);
   bool faster_than_sampler = interval < node_.telemetry().interval();
   auto next = std::chrono::steady_clock::now();

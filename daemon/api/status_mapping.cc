@@ -2,6 +2,11 @@
 
 namespace nk {
 
+// Node, apps and tasks adapters.
+grpc::Status streamCancelled(std::string message) {
+  return grpc::Status(grpc::StatusCode::CANCELLED, std::move(message));
+}
+
 grpc::Status toGrpcStatus(const Error& error) {
   grpc::StatusCode code = grpc::StatusCode::INTERNAL;
   switch (error.code) {

@@ -5,9 +5,10 @@
 #include <mutex>
 #include <thread>
 
-#include "api/debug_hub.h"
 #include "node/access_policy.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "tasks/debug_command_policy.h"
+#include "tasks/debug_hub.h"
 
 namespace nk {
 
@@ -17,7 +18,7 @@ class SessionRegistry;
 // uid from SO_PEERCRED) and carries the debugger's controls back to it;
 // ListSessions shows a caller its own sessions, or all of them to an admin;
 // Watch replays and follows a session, and Debug steers it, for its owner
-// or an admin.
+// or an admin. Which commands are allowed is DebugCommandPolicy's to say.
 class TasksServiceImpl final : public nodekeeper::v1::TasksService::Service {
  public:
   // `grace`: how long a break outlives the frontend that held it.
@@ -37,15 +38,16 @@ class TasksServiceImpl final : public nodekeeper::v1::TasksService::Service {
                      grpc::ServerReaderWriter<nodekeeper::v1::DebugUpdate, nodekeeper::v1::DebugCommand>*) override;
 
  private:
-  // One command of an attached frontend: checked against the graph, then
-  // sent to the app (or answered here).
-  void command(uint64_t frontend, uint64_t session, const PeerCredentials& peer, const nodekeeper::v1::DebugCommand& c);
-  nodekeeper::v1::DebugUpdate statusOf(uint64_t session, uint64_t command_id);
-  void fillCounts(uint64_t session, nodekeeper::v1::DebugStatus* status);
+  // The app's batches, recorded and applied to the session's graph, until
+  // its stream ends (OK) or a batch is refused.
+  grpc::Status receiveBatches(uint64_t session, pid_t pid,
+                              grpc::ServerReaderWriter<nodekeeper::v1::TaskControl, nodekeeper::v1::TaskEventBatch>* stream);
+  DebugCommandPolicy::Caller callerOf(const PeerCredentials& peer) const;
 
   SessionRegistry& sessions_;
   const AccessPolicy& access_;
   DebugHub hub_;
+  DebugCommandPolicy policy_;
   // Runs the hub's grace periods.
   std::mutex ticker_mutex_;
   std::condition_variable ticker_wake_;

@@ -42,4 +42,17 @@ std::optional<uid_t> ProcStat::owner(const std::filesystem::path& root, pid_t pi
   return st.st_uid;
 }
 
+std::string ProcStat::commandLine(const std::filesystem::path& root, pid_t pid) {
+  if (pid <= 0) return "";
+  std::ifstream in(root / std::to_string(pid) / "cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The kernel ends every argument with a NUL, the last one included.
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  for (char& c : text)
+    if (c == '\0') c = ' ';
+  return text;
+}
+
+std::string ProcStat::commandLine(pid_t pid) { return commandLine("/proc", pid); }
+
 }  // namespace nk

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 
 namespace nk {
 
@@ -19,6 +20,11 @@ struct ProcStat {
   // The uid a process runs as (the owner of its /proc directory); nothing
   // once it is gone.
   static std::optional<uid_t> owner(const std::filesystem::path& root, pid_t pid);
+  // The process's command line (/proc/<pid>/cmdline) with its arguments
+  // joined by spaces; "" once the process is gone. Without `root`, the
+  // node's own procfs.
+  static std::string commandLine(const std::filesystem::path& root, pid_t pid);
+  static std::string commandLine(pid_t pid);
 };
 
 }  // namespace nk

@@ -1,4 +1,4 @@
-#include "api/debug_hub.h"
+#include "tasks/debug_hub.h"
 
 #include <utility>
 

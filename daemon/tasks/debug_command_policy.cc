@@ -1,0 +1,207 @@
+#include "tasks/debug_command_policy.h"
+
+#include <array>
+#include <optional>
+#include <utility>
+
+#include "common/proc_stat.h"
+#include "taskgraph/task_graph_summary.h"
+
+namespace v1 = nodekeeper::v1;
+
+namespace nk {
+
+namespace {
+
+uint64_t countOf(const std::array<uint64_t, 5>& by_state, TaskState state) {
+  return by_state[static_cast<size_t>(state)];
+}
+
+}  // namespace
+
+DebugCommandPolicy::DebugCommandPolicy(const SessionRegistry& sessions, DebugHub& hub, std::filesystem::path proc_root)
+    : sessions_(sessions), hub_(hub), proc_root_(std::move(proc_root)) {}
+
+Result<SessionRegistry::Info> DebugCommandPolicy::sessionFor(const Caller& caller, uint64_t session,
+                                                             std::string_view verb) const {
+  auto info = sessions_.info(session);
+  if (!info) return notFound("no task session " + std::to_string(session) + " (see 'nodekeeper tasks')");
+  if (info->uid != caller.uid && !caller.admin)
+    return permissionDenied("task session " + std::to_string(info->id) +
+                            " belongs to another user; only its owner or an admin may " + std::string(verb) + " it");
+  return *info;
+}
+
+void DebugCommandPolicy::greet(uint64_t frontend, const SessionRegistry::Info& session, uint64_t command_id) const {
+  v1::DebugUpdate hello = statusOf(session.id, command_id);
+  DebugHub::GateState gate = hub_.state(session.id);
+  hello.mutable_ack()->set_ok(true);
+  hello.mutable_ack()->set_message("attached to task session " + std::to_string(session.id) + " (pid " +
+                                   std::to_string(session.pid) + ", " + session.program + "); " +
+                                   (gate.app ? "live" : "ended: replay only, no control") + "; " +
+                                   std::to_string(gate.frontends) + " frontend(s)");
+  hub_.answer(frontend, hello);
+}
+
+void DebugCommandPolicy::handle(uint64_t frontend, uint64_t session, const Caller& caller,
+                                const v1::DebugCommand& command) const {
+  const uint64_t id = command.command_id();
+  if (command.action_case() == v1::DebugCommand::kStatus) {
+    hub_.answer(frontend, statusOf(session, id));
+    return;
+  }
+  auto control = controlFor(session, caller, command);
+  if (!control) {
+    hub_.answer(frontend, refusal(id, control.error().message));
+    return;
+  }
+  hub_.send(frontend, id, std::move(*control));
+}
+
+DebugHub::GraphCounts DebugCommandPolicy::taskCounts(const SessionRegistry& sessions) {
+  return [&sessions](uint64_t session, v1::DebugStatus* status) {
+    auto info = sessions.info(session);
+    if (!info) return;
+    status->set_not_queued(countOf(info->by_state, TaskState::kNotQueued));
+    status->set_queued(countOf(info->by_state, TaskState::kQueued));
+    status->set_running(countOf(info->by_state, TaskState::kRunning));
+    status->set_finished(countOf(info->by_state, TaskState::kFinished));
+  };
+}
+
+v1::DebugUpdate DebugCommandPolicy::refusal(uint64_t command_id, std::string message) {
+  v1::DebugUpdate update;
+  update.set_command_id(command_id);
+  update.mutable_ack()->set_ok(false);
+  update.mutable_ack()->set_message(std::move(message));
+  return update;
+}
+
+v1::DebugUpdate DebugCommandPolicy::statusOf(uint64_t session, uint64_t command_id) const {
+  v1::DebugUpdate update;
+  update.set_command_id(command_id);
+  update.mutable_ack()->set_ok(true);
+  v1::DebugStatus* status = update.mutable_status();
+  DebugHub::GateState gate = hub_.state(session);
+  sessions_.inspect(session, [&](const TaskGraph& graph) {
+    TaskGraphSummary summary = TaskGraphSummary::of(graph, gate.blocked, kMaxReady);
+    for (const auto& f : summary.functions) {
+      v1::FunctionCount* out = status->add_functions();
+      out->set_function(f.function);
+      out->set_not_queued(countOf(f.by_state, TaskState::kNotQueued));
+      out->set_queued(countOf(f.by_state, TaskState::kQueued));
+      out->set_running(countOf(f.by_state, TaskState::kRunning));
+      out->set_finished(countOf(f.by_state, TaskState::kFinished));
+    }
+    for (uint64_t t : summary.ready) status->add_ready(t);
+  });
+  return update;
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::controlFor(uint64_t session, const Caller& caller,
+                                                       const v1::DebugCommand& command) const {
+  v1::TaskControl control;
+  switch (command.action_case()) {
+    case v1::DebugCommand::kAttach:
+      return failedPrecondition("already attached to task session " + std::to_string(session));
+    case v1::DebugCommand::kBreakAll: control.set_hold(true); return control;
+    case v1::DebugCommand::kContinueAll: control.set_hold(false); return control;
+    case v1::DebugCommand::kStep: return step(command.step());
+    case v1::DebugCommand::kBlock: return block(session, command.block());
+    case v1::DebugCommand::kBlockFunction: return blockFunction(session, command.block_function());
+    case v1::DebugCommand::kPriority: return priority(session, command.priority());
+    case v1::DebugCommand::kPauseOn: return pauseOn(command.pause_on());
+    case v1::DebugCommand::kThreads: return threads(command.threads());
+    case v1::DebugCommand::kGdb: return gdb(caller, command.gdb());
+    case v1::DebugCommand::kStatus:  // answered by handle(), never a control
+    case v1::DebugCommand::ACTION_NOT_SET: break;
+  }
+  return invalidArgument("a command with no action");
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::step(const v1::Step& step) {
+  if (step.tasks() == 0) return invalidArgument("step: the number of tasks must be at least 1");
+  v1::TaskControl control;
+  control.set_step(step.tasks());
+  return control;
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::block(uint64_t session, const v1::TaskBlock& block) const {
+  if (block.task_ids_size() == 0) return invalidArgument("block: name at least one task");
+  // Unblocking a task that has started is harmless; blocking one is not
+  // possible.
+  if (block.blocked()) {
+    for (uint64_t task : block.task_ids()) {
+      std::string problem = taskProblem(session, task, true);
+      if (!problem.empty()) return failedPrecondition("block: " + problem + "; nothing changed");
+    }
+  }
+  v1::TaskControl control;
+  *control.mutable_block() = block;
+  return control;
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::blockFunction(uint64_t session, const v1::FunctionBlock& block) const {
+  if (block.function().empty()) return invalidArgument("block function: name the function (as 'status' lists it)");
+  v1::TaskControl control;
+  *control.mutable_block_function() = block;
+  sessions_.inspect(session, [&](const TaskGraph& graph) {
+    for (uint64_t task : TaskGraphSummary::notStarted(graph, block.function()))
+      control.mutable_block_function()->add_task_ids(task);
+  });
+  return control;
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::priority(uint64_t session, const v1::TaskPriority& priority) const {
+  std::string problem = taskProblem(session, priority.task_id(), true);
+  if (!problem.empty()) return failedPrecondition("priority: " + problem + "; nothing changed");
+  v1::TaskControl control;
+  *control.mutable_priority() = priority;
+  return control;
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::pauseOn(const v1::PauseOn& pause) {
+  if (pause.event() == v1::PAUSE_EVENT_UNSPECIFIED)
+    return invalidArgument("pause: name the event (task_start, task_end, taskwait, barrier)");
+  v1::TaskControl control;
+  *control.mutable_pause_on() = pause;
+  return control;
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::threads(uint32_t threads) {
+  if (threads == 0) return invalidArgument("threads: the number of threads must be at least 1");
+  v1::TaskControl control;
+  control.set_threads(threads);
+  return control;
+}
+
+Result<v1::TaskControl> DebugCommandPolicy::gdb(const Caller& caller, const v1::Gdb& gdb) const {
+  pid_t tracer = gdb.tracer_pid();
+  if (tracer <= 0) return invalidArgument("gdb: give the pid of the gdb that will attach (tracer_pid)");
+  // Only the caller's own gdb may be let in: a tracer of another user would
+  // get at the program's memory.
+  std::optional<uid_t> owner = ProcStat::owner(proc_root_, tracer);
+  if (!owner) return notFound("gdb: no process " + std::to_string(tracer));
+  if (*owner != caller.uid && !caller.admin)
+    return permissionDenied("gdb: process " + std::to_string(tracer) + " is not yours");
+  v1::TaskControl control;
+  control.set_allow_tracer(tracer);
+  return control;
+}
+
+std::string DebugCommandPolicy::taskProblem(uint64_t session, uint64_t task, bool must_not_have_started) const {
+  std::string problem;
+  sessions_.inspect(session, [&](const TaskGraph& graph) {
+    const TaskGraph::Task* t = graph.find(task);
+    if (!t || !t->created)
+      problem = "task " + std::to_string(task) + ": no such task in session " + std::to_string(session) +
+                " (see 'status')";
+    else if (t->state == TaskState::kFinished)
+      problem = "task " + std::to_string(task) + " has finished";
+    else if (must_not_have_started && t->state == TaskState::kRunning)
+      problem = "task " + std::to_string(task) + " is already running";
+  });
+  return problem;
+}
+
+}  // namespace nk
