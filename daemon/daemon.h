@@ -53,7 +53,7 @@ class Daemon {
   explicit Daemon(PrivateTag);
 
  private:
-  // The steps of start(), in their order.
+  // The steps of start(), in their order (openNode starts the emulated node).
   Status loadPeerToken();
   Status openNode();
   Result<NodeTopology> startEmulatedNode();
