@@ -25,6 +25,7 @@
 #include "apps/energy_manager.h"
 #include "apps/node_power_cap.h"
 #include "apps/proc_process_inspector.h"
+#include "base/clock.h"
 #include "energy/policy_registry.h"
 #include "faults/fault_report_log.h"
 #include "faults/fault_tree_coordinator.h"
@@ -105,6 +106,58 @@ std::string hostName() {
   return buffer;
 }
 
+// libsensors reads the host's own /sys only; under another root (an
+// emulated node, a test tree), and where libsensors fails, hwmon is read
+// directly.
+std::unique_ptr<ThermalSensors> openThermalSensors(const std::filesystem::path& sysfs_root) {
+  if (sysfs_root != "/") return std::make_unique<HwmonThermal>(sysfs_root);
+  auto sensors = LibsensorsThermal::create();
+  if (sensors) return std::move(*sensors);
+  Logger::warning("libsensors unavailable (" + sensors.error().message + "); reading hwmon directly");
+  return std::make_unique<HwmonThermal>(sysfs_root);
+}
+
+// What this node tells its fault localisation node with each heartbeat.
+FaultTreeCoordinator::NodeState nodeStateOf(NodeController& node) {
+  FaultTreeCoordinator::NodeState state;
+  state.load = loadPerCpu();
+  if (auto sample = node.telemetry().latest()) {
+    for (const auto& core : sample->cores)
+      if (!std::isnan(core.temperature_c)) state.max_temperature_c = std::max(state.max_temperature_c, core.temperature_c);
+    for (const auto& package : sample->packages)
+      if (!std::isnan(package.temperature_c))
+        state.max_temperature_c = std::max(state.max_temperature_c, package.temperature_c);
+  }
+  state.thermal_alarm = state.max_temperature_c >= kThermalAlarmC;
+  return state;
+}
+
+void logFault(const FaultRecord& fault) {
+  std::string evidence;
+  for (const auto& e : fault.evidence) evidence += (evidence.empty() ? "" : "\n") + e;
+  char after[32];
+  std::snprintf(after, sizeof after, "%.3f", fault.detectedAfterS());
+  Logger::error("fault: " + fault.describe(), {{"JOB_ID", fault.job_id},
+                                               {"FAULT_ID", std::to_string(fault.fault_id)},
+                                               {"FAULT_KIND", std::string(faultKindName(fault.kind))},
+                                               {"FAULT_NODE", fault.node},
+                                               {"FAULT_RANKS", formatRankList(fault.ranks)},
+                                               {"DETECTED_AFTER_S", after},
+                                               {"LOCALISED_BY", fault.localised_by},
+                                               {"EVIDENCE", evidence}});
+}
+
+void logSymptom(const SymptomRecord& symptom) {
+  Logger::warning(symptom.describe(),
+                  {{"JOB_ID", symptom.job_id},
+                   {"SYMPTOM_ID", std::to_string(symptom.symptom_id)},
+                   {"SYMPTOM_KIND", std::string(symptomKindName(symptom.kind))},
+                   {"REPORTER", std::to_string(symptom.reporter_rank) + "@" + symptom.reporter_node},
+                   {"SUSPECT_RANKS", formatRankList(symptom.suspect_ranks)},
+                   {"SUSPECT_NODE", symptom.suspect_node},
+                   {"MPI_OPERATION", symptom.operation}});
+}
+
 }  // namespace
 
 void Daemon::blockSignals() {
@@ -120,229 +173,228 @@ void Daemon::blockSignals() {
 Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   auto daemon = std::make_unique<Daemon>(PrivateTag{});
   daemon->options_ = options;
+  daemon->node_name_ = options.node_name.empty() ? hostName() : options.node_name;
   if (Status s = makeDirectory(options.state_dir, "state directory"); !s) return s.error();
   // The peer token and the fault rules first: a bad file stops the start
   // before anything is touched.
-  daemon->peer_token_ = std::make_unique<PeerToken>();
-  if (!options.peer_token_file.empty()) {
-    auto token = PeerToken::load(options.peer_token_file);
-    if (!token) return token.error();
-    *daemon->peer_token_ = std::move(*token);
-  }
+  if (Status s = daemon->loadPeerToken(); !s) return s.error();
   auto rules = loadFaultRules(options.fault_rules_file);
   if (!rules) return rules.error();
   Logger::info("fault rules: " + std::to_string((*rules)->rules.size()) + " rules from " + (*rules)->source,
                {{"FAULT_RULES", (*rules)->source}});
 
+  if (Status s = daemon->openNode(); !s) return s.error();
+  daemon->restoreControlsLeftSaved();
+  daemon->buildAccessPolicy();
+  daemon->buildNodeService();
+  daemon->buildApps();
+  daemon->startEnergyManager();
+  daemon->buildTaskService();
+  daemon->startFaultTree(*rules);
+  daemon->buildFaultServices();
+  if (Status s = daemon->startPeerListener(); !s) return s.error();
+  if (Status s = daemon->startSocketServer(); !s) return s.error();
+  return daemon;
+}
+
+Status Daemon::loadPeerToken() {
+  peer_token_ = std::make_unique<PeerToken>();
+  if (options_.peer_token_file.empty()) return {};
+  auto token = PeerToken::load(options_.peer_token_file);
+  if (!token) return token.error();
+  *peer_token_ = std::move(*token);
+  return {};
+}
+
+// The node controller over this host's hardware, or over an emulated node
+// started here.
+Status Daemon::openNode() {
   NodeController::Parts parts;
-  std::filesystem::path sysfs_root = options.sysfs_root;
-  std::string profile_name;
-  if (options.emulate) {
-    auto profile = resolveProfile(options.profile);
-    if (!profile) return profile.error();
-    profile_name = profile->name;
-    auto topology = HwlocTopology::fromSynthetic(profile->hwlocSynthetic());
+  std::filesystem::path sysfs_root = options_.sysfs_root;
+  if (options_.emulate) {
+    auto topology = startEmulatedNode();
     if (!topology) return topology.error();
-    EmulatedNode::Options emulation;
-    emulation.state_dir = options.state_dir;
-    emulation.model_file = options.state_dir / "emulator-model.txt";
-    auto node = EmulatedNode::start(*profile, emulation);
-    if (!node) return node.error();
-    daemon->emulated_ = std::move(*node);
-    sysfs_root = daemon->emulated_->sysfsRoot();
     parts.topology = std::move(*topology);
-    parts.topology.cpu_model = profile->cpu_model;
-    for (auto& core : parts.topology.cores) {
-      core.host_cpus = {daemon->emulated_->hostCpuOf(core.id)};
-      // The emulated kernel numbers cores inside each package (its coretemp
-      // says "Core 0".."Core N-1" per package), whatever hwloc's synthetic
-      // numbering says.
-      core.os_core_id = core.core_id;
-    }
-    Logger::info("emulating " + profile->name + " (" + std::to_string(profile->cores()) + " cores) under " +
-                     sysfs_root.string(),
-                 {{"PROFILE", profile->name}, {"SYSFS_ROOT", sysfs_root.string()}});
+    sysfs_root = emulated_->sysfsRoot();
   } else {
     auto topology = HwlocTopology::fromHost();
     if (!topology) return topology.error();
     parts.topology = std::move(*topology);
   }
-
   parts.cpufreq = std::make_unique<SysfsCpuFreq>(sysfs_root);
   parts.meter = std::make_unique<SysfsRapl>(sysfs_root);
-  if (sysfs_root == "/") {
-    auto sensors = LibsensorsThermal::create();
-    if (sensors) {
-      parts.thermal = std::move(*sensors);
-    } else {
-      Logger::warning("libsensors unavailable (" + sensors.error().message + "); reading hwmon directly");
-      parts.thermal = std::make_unique<HwmonThermal>(sysfs_root);
-    }
-  } else {
-    parts.thermal = std::make_unique<HwmonThermal>(sysfs_root);
-  }
+  parts.thermal = openThermalSensors(sysfs_root);
   parts.host_load = std::make_unique<HostCpuLoad>("/");
-  parts.saved_controls_file = options.state_dir / "saved-controls.json";
-  parts.telemetry_interval = std::chrono::milliseconds(options.telemetry_interval_ms);
-
+  parts.saved_controls_file = options_.state_dir / "saved-controls.json";
+  parts.telemetry_interval = std::chrono::milliseconds(options_.telemetry_interval_ms);
   auto node = NodeController::create(std::move(parts));
   if (!node) return node.error();
-  daemon->node_ = std::move(*node);
-  if (daemon->node_->hasSavedControls()) {
-    auto restored = daemon->node_->restoreSavedControls();
-    if (restored)
-      Logger::warning("restored " + std::to_string(*restored) + " controls left saved by a run that did not stop cleanly",
-                      {{"RESTORED", std::to_string(*restored)}});
-    else
-      Logger::error("could not restore controls saved by a previous run: " + restored.error().message);
-  }
+  node_ = std::move(*node);
+  return {};
+}
 
+// Starts the emulated node of the profile the options name; returns its
+// topology with each core on the host CPU that runs it.
+Result<NodeTopology> Daemon::startEmulatedNode() {
+  auto profile = resolveProfile(options_.profile);
+  if (!profile) return profile.error();
+  profile_name_ = profile->name;
+  auto topology = HwlocTopology::fromSynthetic(profile->hwlocSynthetic());
+  if (!topology) return topology.error();
+  EmulatedNode::Options emulation;
+  emulation.state_dir = options_.state_dir;
+  emulation.model_file = options_.state_dir / "emulator-model.txt";
+  auto node = EmulatedNode::start(*profile, emulation);
+  if (!node) return node.error();
+  emulated_ = std::move(*node);
+  topology->cpu_model = profile->cpu_model;
+  for (auto& core : topology->cores) {
+    core.host_cpus = {emulated_->hostCpuOf(core.id)};
+    // The emulated kernel numbers cores inside each package (its coretemp
+    // says "Core 0".."Core N-1" per package), whatever hwloc's synthetic
+    // numbering says.
+    core.os_core_id = core.core_id;
+  }
+  const std::string sysfs_root = emulated_->sysfsRoot().string();
+  Logger::info("emulating " + profile->name + " (" + std::to_string(profile->cores()) + " cores) under " + sysfs_root,
+               {{"PROFILE", profile->name}, {"SYSFS_ROOT", sysfs_root}});
+  return std::move(*topology);
+}
+
+void Daemon::restoreControlsLeftSaved() {
+  if (!node_->hasSavedControls()) return;
+  auto restored = node_->restoreSavedControls();
+  if (restored)
+    Logger::warning("restored " + std::to_string(*restored) + " controls left saved by a run that did not stop cleanly",
+                    {{"RESTORED", std::to_string(*restored)}});
+  else
+    Logger::error("could not restore controls saved by a previous run: " + restored.error().message);
+}
+
+void Daemon::buildAccessPolicy() {
   std::optional<gid_t> admin_gid;
-  if (group* g = getgrnam(options.admin_group.c_str())) admin_gid = g->gr_gid;
+  if (group* g = getgrnam(options_.admin_group.c_str())) admin_gid = g->gr_gid;
   std::set<uid_t> extra_admins;
   // Whoever runs an unprivileged emulated node owns it.
-  if (options.emulate && getuid() != 0) extra_admins.insert(getuid());
-  daemon->access_ = std::make_unique<AccessPolicy>(admin_gid, extra_admins);
+  if (options_.emulate && getuid() != 0) extra_admins.insert(getuid());
+  access_ = std::make_unique<AccessPolicy>(admin_gid, extra_admins);
+}
 
-  NodeServiceImpl::Info info{hostName(), options.emulate, profile_name};
-  daemon->services_.push_back(std::make_unique<NodeServiceImpl>(*daemon->node_, *daemon->access_, info));
+void Daemon::buildNodeService() {
+  NodeServiceImpl::Info info{hostName(), options_.emulate, profile_name_};
+  services_.push_back(std::make_unique<NodeServiceImpl>(*node_, *access_, info));
+}
+
+void Daemon::buildApps() {
   AppRegistry::Options registry;
-  NodeController* node_controller = daemon->node_.get();
-  registry.node_power_cap_mw = [node_controller]() -> std::optional<uint64_t> {
-    auto zones = node_controller->powerCaps();
+  NodeController* node = node_.get();
+  registry.node_power_cap_mw = [node]() -> std::optional<uint64_t> {
+    auto zones = node->powerCaps();
     if (!zones) return std::nullopt;
     return NodePowerCap::sumMw(*zones);
   };
-  registry.default_max_threads = static_cast<uint32_t>(daemon->node_->topology().cores.size());
+  registry.default_max_threads = static_cast<uint32_t>(node_->topology().cores.size());
   for (std::string_view name : PolicyRegistry::names()) registry.policies.emplace_back(name);
-  daemon->apps_ = std::make_unique<AppRegistry>(*daemon->access_, std::make_unique<ProcProcessInspector>(), registry);
+  apps_ = std::make_unique<AppRegistry>(*access_, std::make_unique<ProcProcessInspector>(), registry);
+  services_.push_back(std::make_unique<AppsServiceImpl>(*apps_, *access_));
+}
 
+void Daemon::startEnergyManager() {
   EnergyManager::Options energy;
-  energy.config = options.energy;
-  energy.use_perf = !options.emulate;
-  energy.waiting_is_work = options.emulate;
-  if (EmulatedNode* emulated = daemon->emulated_.get()) {
+  energy.config = options_.energy;
+  energy.use_perf = !options_.emulate;
+  energy.waiting_is_work = options_.emulate;
+  if (EmulatedNode* emulated = emulated_.get()) {
     energy.report_core_load = [emulated](uint32_t core, double load) { emulated->setExtraUtilisation(core, load); };
     energy.on_active = [emulated](bool active) { emulated->setHostLoadEnabled(!active); };
   }
   energy.log_info = [](const std::string& message) { Logger::info(message); };
   energy.log_warning = [](const std::string& message) { Logger::warning(message); };
   energy.log_debug = [](const std::string& message) { Logger::debug(message); };
-  daemon->energy_ = std::make_unique<EnergyManager>(*daemon->apps_, *daemon->node_,
-                                                    std::make_unique<SchedThreadAffinity>(), energy);
-  daemon->energy_->start();
+  energy_ = std::make_unique<EnergyManager>(*apps_, *node_, std::make_unique<SchedThreadAffinity>(), energy);
+  energy_->start();
+}
 
-  daemon->services_.push_back(std::make_unique<AppsServiceImpl>(*daemon->apps_, *daemon->access_));
-  daemon->sessions_ = std::make_unique<SessionRegistry>(options.state_dir / "recordings");
-  daemon->services_.push_back(std::make_unique<TasksServiceImpl>(*daemon->sessions_, *daemon->access_,
-                                                                     std::chrono::seconds(options.debug_grace_s)));
-  daemon->process_states_ = std::make_unique<ProcProcessStateReader>();
-  daemon->jobs_ = std::make_unique<JobRegistry>(*daemon->process_states_);
-  daemon->symptoms_ = std::make_unique<SymptomStore>();
-  const std::string node_name = options.node_name.empty() ? hostName() : options.node_name;
+void Daemon::buildTaskService() {
+  sessions_ = std::make_unique<SessionRegistry>(options_.state_dir / "recordings");
+  services_.push_back(
+      std::make_unique<TasksServiceImpl>(*sessions_, *access_, std::chrono::seconds(options_.debug_grace_s)));
+}
 
+void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
+  process_states_ = std::make_unique<ProcProcessStateReader>();
+  jobs_ = std::make_unique<JobRegistry>(*process_states_);
+  symptoms_ = std::make_unique<SymptomStore>();
   GrpcPeerNetwork::Options peers;
-  peers.heartbeat_deadline = std::chrono::milliseconds(options.tree_heartbeat_ms);
-  daemon->peer_network_ = std::make_unique<GrpcPeerNetwork>(*daemon->peer_token_, peers);
-  daemon->fault_reports_ = std::make_unique<FaultReportLog>();
+  peers.heartbeat_deadline = std::chrono::milliseconds(options_.tree_heartbeat_ms);
+  peer_network_ = std::make_unique<GrpcPeerNetwork>(*peer_token_, peers);
+  fault_reports_ = std::make_unique<FaultReportLog>();
   FaultTreeCoordinator::Options tree;
-  tree.localiser.heartbeat_period = std::chrono::milliseconds(options.tree_heartbeat_ms);
-  tree.localiser.heartbeat_misses = options.tree_heartbeat_misses;
-  tree.localiser.clock = [] {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
-  tree.fan_out = options.fault_tree_fan_out;
-  NodeController* node_for_tree = daemon->node_.get();
-  tree.node_state = [node_for_tree] {
-    FaultTreeCoordinator::NodeState state;
-    state.load = loadPerCpu();
-    if (auto sample = node_for_tree->telemetry().latest()) {
-      for (const auto& core : sample->cores)
-        if (!std::isnan(core.temperature_c)) state.max_temperature_c = std::max(state.max_temperature_c, core.temperature_c);
-      for (const auto& package : sample->packages)
-        if (!std::isnan(package.temperature_c))
-          state.max_temperature_c = std::max(state.max_temperature_c, package.temperature_c);
-    }
-    state.thermal_alarm = state.max_temperature_c >= kThermalAlarmC;
-    return state;
-  };
-  tree.on_published = [](const FaultRecord& f) {
-    std::string evidence;
-    for (const auto& e : f.evidence) evidence += (evidence.empty() ? "" : "\n") + e;
-    char after[32];
-    std::snprintf(after, sizeof after, "%.3f", f.detectedAfterS());
-    Logger::error("fault: " + f.describe(), {{"JOB_ID", f.job_id},
-                                             {"FAULT_ID", std::to_string(f.fault_id)},
-                                             {"FAULT_KIND", std::string(faultKindName(f.kind))},
-                                             {"FAULT_NODE", f.node},
-                                             {"FAULT_RANKS", formatRankList(f.ranks)},
-                                             {"DETECTED_AFTER_S", after},
-                                             {"LOCALISED_BY", f.localised_by},
-                                             {"EVIDENCE", evidence}});
-  };
+  tree.localiser.heartbeat_period = std::chrono::milliseconds(options_.tree_heartbeat_ms);
+  tree.localiser.heartbeat_misses = options_.tree_heartbeat_misses;
+  tree.localiser.clock = wallClockNs;
+  tree.fan_out = options_.fault_tree_fan_out;
+  NodeController* node = node_.get();
+  tree.node_state = [node] { return nodeStateOf(*node); };
+  tree.on_published = logFault;
   tree.log_info = [](const std::string& message) { Logger::info(message); };
-  daemon->fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name, *daemon->jobs_, *daemon->peer_network_,
-                                                               *daemon->peer_network_, *daemon->fault_reports_,
-                                                               *rules, tree);
-  daemon->fault_tree_->start();
+  fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name_, *jobs_, *peer_network_, *peer_network_,
+                                                       *fault_reports_, std::move(rules), tree);
+  fault_tree_->start();
+}
 
+void Daemon::buildFaultServices() {
   FaultsServiceImpl::Options faults;
-  faults.on_symptom = [](const SymptomRecord& s) {
-    Logger::warning(s.describe(), {{"JOB_ID", s.job_id},
-                                   {"SYMPTOM_ID", std::to_string(s.symptom_id)},
-                                   {"SYMPTOM_KIND", std::string(symptomKindName(s.kind))},
-                                   {"REPORTER", std::to_string(s.reporter_rank) + "@" + s.reporter_node},
-                                   {"SUSPECT_RANKS", formatRankList(s.suspect_ranks)},
-                                   {"SUSPECT_NODE", s.suspect_node},
-                                   {"MPI_OPERATION", s.operation}});
-  };
+  faults.on_symptom = logSymptom;
   faults.log_warning = [](const std::string& message) { Logger::warning(message); };
-  faults.node_name = options.node_name;
-  faults.peer_endpoint = options.listen_address;
+  faults.node_name = options_.node_name;
+  faults.peer_endpoint = options_.listen_address;
   // Other daemons reach this one at its socket; a rank's node list names it
   // the same way, which is how the service tells itself from the others.
   std::error_code absolute_error;
-  std::filesystem::path own_socket = std::filesystem::absolute(options.socket_path, absolute_error);
-  if (absolute_error) own_socket = options.socket_path;
-  daemon->services_.push_back(std::make_unique<FaultsServiceImpl>(
-      *daemon->jobs_, *daemon->symptoms_, *daemon->access_, "unix:" + own_socket.string(), *daemon->peer_network_,
-      *daemon->fault_tree_, *daemon->fault_reports_, faults));
-  daemon->services_.push_back(std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_,
-                                                                     *daemon->peer_token_, *daemon->access_, node_name));
+  std::filesystem::path own_socket = std::filesystem::absolute(options_.socket_path, absolute_error);
+  if (absolute_error) own_socket = options_.socket_path;
+  services_.push_back(std::make_unique<FaultsServiceImpl>(*jobs_, *symptoms_, *access_, "unix:" + own_socket.string(),
+                                                          *peer_network_, *fault_tree_, *fault_reports_, faults));
+  services_.push_back(
+      std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_));
+}
 
-  if (!options.listen_address.empty()) {
-    // A service serves one server: the TCP one gets its own.
-    daemon->peer_service_ =
-        std::make_unique<FaultTreeServiceImpl>(*daemon->jobs_, *daemon->fault_tree_, *daemon->peer_token_,
-                                               *daemon->access_, node_name);
-    grpc::ServerBuilder builder;
-    // Another daemon on the same address must be an error, not a silent
-    // second listener sharing the port.
-    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-    int port = 0;
-    builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(daemon->peer_service_.get());
-    daemon->peer_server_ = builder.BuildAndStart();
-    if (!daemon->peer_server_ || port == 0)
-      return unavailable("cannot listen on " + options.listen_address +
-                         " for peer daemons (address in use, or not one of this host's?)");
-    Logger::info("serving the fault tree to peers on " + options.listen_address + " (peer token required)",
-                 {{"LISTEN", options.listen_address}, {"NODE_NAME", node_name}});
-  }
+// The daemon-to-daemon fault tree service on TCP, if --listen asks for it.
+Status Daemon::startPeerListener() {
+  if (options_.listen_address.empty()) return {};
+  // A service serves one server: the TCP one gets its own.
+  peer_service_ = std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_);
+  grpc::ServerBuilder builder;
+  // Another daemon on the same address must be an error, not a silent
+  // second listener sharing the port.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  int port = 0;
+  builder.AddListeningPort(options_.listen_address, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(peer_service_.get());
+  peer_server_ = builder.BuildAndStart();
+  if (!peer_server_ || port == 0)
+    return unavailable("cannot listen on " + options_.listen_address +
+                       " for peer daemons (address in use, or not one of this host's?)");
+  Logger::info("serving the fault tree to peers on " + options_.listen_address + " (peer token required)",
+               {{"LISTEN", options_.listen_address}, {"NODE_NAME", node_name_}});
+  return {};
+}
 
-  if (options.socket_path.has_parent_path()) {
-    if (Status s = makeDirectory(options.socket_path.parent_path(), "socket directory"); !s) return s.error();
+// The Unix socket with every service on it; then systemd hears we are ready.
+Status Daemon::startSocketServer() {
+  const std::filesystem::path& socket = options_.socket_path;
+  if (socket.has_parent_path()) {
+    if (Status s = makeDirectory(socket.parent_path(), "socket directory"); !s) return s.error();
   }
   std::vector<grpc::Service*> services;
-  for (auto& service : daemon->services_) services.push_back(service.get());
-  auto server = UnixSocketServer::start(options.socket_path, services);
+  for (auto& service : services_) services.push_back(service.get());
+  auto server = UnixSocketServer::start(socket, services);
   if (!server) return server.error();
-  daemon->server_ = std::move(*server);
-
-  Logger::info("serving on " + options.socket_path.string(), {{"SOCKET", options.socket_path.string()}});
-  sd_notifyf(0, "READY=1\nSTATUS=serving on %s\nMAINPID=%d", options.socket_path.c_str(), static_cast<int>(getpid()));
-  return daemon;
+  server_ = std::move(*server);
+  Logger::info("serving on " + socket.string(), {{"SOCKET", socket.string()}});
+  sd_notifyf(0, "READY=1\nSTATUS=serving on %s\nMAINPID=%d", socket.c_str(), static_cast<int>(getpid()));
+  return {};
 }
 
 Daemon::Daemon(PrivateTag) {}

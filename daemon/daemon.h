@@ -29,6 +29,8 @@ class FaultTreeCoordinator;
 class ProcessStateReader;
 class NodeServiceImpl;
 class UnixSocketServer;
+struct FaultRuleBase;
+struct NodeTopology;
 
 // The running daemon: the emulated node (if any), the node controller, the
 // gRPC server, and the signal/watchdog loop.
@@ -51,10 +53,27 @@ class Daemon {
   explicit Daemon(PrivateTag);
 
  private:
+  // The steps of start(), in their order (openNode starts the emulated node).
+  Status loadPeerToken();
+  Status openNode();
+  Result<NodeTopology> startEmulatedNode();
+  void restoreControlsLeftSaved();
+  void buildAccessPolicy();
+  void buildNodeService();
+  void buildApps();
+  void startEnergyManager();
+  void buildTaskService();
+  void startFaultTree(std::shared_ptr<const FaultRuleBase> rules);
+  void buildFaultServices();
+  Status startPeerListener();
+  Status startSocketServer();
+
   void stop();
   void reloadFaultRules();
 
   DaemonOptions options_;
+  std::string node_name_;     // in fault trees: --node-name or the host name
+  std::string profile_name_;  // of the emulated node; empty on real hardware
   std::unique_ptr<EmulatedNode> emulated_;
   std::unique_ptr<NodeController> node_;
   std::unique_ptr<AccessPolicy> access_;

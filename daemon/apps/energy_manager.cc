@@ -38,6 +38,34 @@ bool isEnergyPolicy(std::string_view name) {
 
 const Clock::time_point kEpoch = Clock::now();
 
+// The cores an app's threads run on: where the policy placed them, and for
+// threads it left unplaced (performance, powersave, ondemand), the ones the
+// snapshot charged them to. Without the latter such a policy steered no
+// core at all and its apps ran under whatever governor the node had (found
+// by the simulator validation).
+std::set<uint32_t> coresInUse(const AppManagedState& managed, const AppSample& sample) {
+  std::set<uint32_t> cores;
+  for (const auto& placement : managed.placements)
+    if (placement.core >= 0) cores.insert(static_cast<uint32_t>(placement.core));
+  for (const ThreadSample& ts : sample.thread_samples)
+    if (ts.core >= 0 && std::none_of(managed.placements.begin(), managed.placements.end(),
+                                     [&](const auto& p) { return p.tid == ts.tid && p.core >= 0; }))
+      cores.insert(static_cast<uint32_t>(ts.core));
+  return cores;
+}
+
+// A policy steers the cores its apps run on, nothing else; where two
+// policies share a core the lower frequency wins (budgets over speed).
+void mergeCoreDecisions(const std::vector<CoreDecision>& decided, const std::set<uint32_t>& group_cores,
+                        std::map<uint32_t, CoreDecision>& merged) {
+  for (const CoreDecision& cd : decided) {
+    if (!group_cores.contains(cd.core)) continue;
+    auto [it, inserted] = merged.emplace(cd.core, cd);
+    if (!inserted && cd.target_khz > 0 && (it->second.target_khz == 0 || cd.target_khz < it->second.target_khz))
+      it->second = cd;
+  }
+}
+
 }  // namespace
 
 EnergyManager::EnergyManager(AppRegistry& apps, NodeController& node, std::unique_ptr<ThreadAffinity> affinity,
@@ -176,6 +204,17 @@ void EnergyManager::step(bool dct) {
     if (active_) releaseAll();
     return;
   }
+  activateOrRefresh(dct);
+  auto telemetry = telemetryForStep(dct);
+  if (!telemetry) return;
+  Measurement measured = measureApps(apps, *telemetry);
+  Decisions decisions = decide(apps, measured, dct);
+  steerCores(decisions.cores);
+  releaseThreadsExcept(decisions.decided_tids);
+  publishManaged(apps, decisions.managed);
+}
+
+void EnergyManager::activateOrRefresh(bool dct) {
   if (!active_) {
     active_ = true;
     refreshPolicies();
@@ -183,129 +222,152 @@ void EnergyManager::step(bool dct) {
   } else if (dct) {
     refreshPolicies();  // the admin may have changed limits or governors
   }
-  auto telemetry = node_.telemetry().latest();
-  if (!telemetry) return;
-  // ILC must see each power reading once: a DVFS step on a reading it has
-  // already corrected for would correct the same error twice. (With the
-  // sampler slower than dT_DVFS, DVFS then runs at the sampler's pace.)
-  if (!dct && telemetry->seq == last_telemetry_seq_) return;
-  last_telemetry_seq_ = telemetry->seq;
+}
 
-  // Measure every registered thread.
+// ILC must see each power reading once: a DVFS step on a reading it has
+// already corrected for would correct the same error twice. (With the
+// sampler slower than dT_DVFS, DVFS then runs at the sampler's pace.)
+std::shared_ptr<const TelemetrySample> EnergyManager::telemetryForStep(bool dct) {
+  auto telemetry = node_.telemetry().latest();
+  if (!telemetry) return nullptr;
+  if (!dct && telemetry->seq == last_telemetry_seq_) return nullptr;
+  last_telemetry_seq_ = telemetry->seq;
+  return telemetry;
+}
+
+EnergyManager::Measurement EnergyManager::measureApps(const std::vector<AppRecord>& apps,
+                                                      const TelemetrySample& telemetry) {
   const size_t core_count = node_.topology().cores.size();
   double now_s = secondsSince(kEpoch);
-  EnergySnapshot base = baseSnapshot(*telemetry);
+  Measurement measured;
+  measured.base = baseSnapshot(telemetry);
+  measured.samples.resize(apps.size());
   std::vector<double> core_load(core_count, 0.0);
   std::vector<double> app_busy(apps.size(), 0.0);
-  std::vector<AppSample> samples(apps.size());
   std::vector<pid_t> live_tids;
-  for (size_t a = 0; a < apps.size(); ++a) {
-    const AppRecord& app = apps[a];
-    AppSample& sample = samples[a];
-    sample.id = std::to_string(app.id);
-    sample.budget_w = static_cast<double>(app.power_budget_mw) / 1000.0;
-    sample.max_threads = app.max_threads;
-    sample.threads = app.decision.thread_count;
-    for (size_t index = 0; index < app.threads.size(); ++index) {
-      const AppThreadRecord& thread = app.threads[index];
-      auto times = schedstat_.read(app.pid, thread.tid);
-      if (!times) continue;  // exited between list() and here
-      live_tids.push_back(thread.tid);
-      ThreadReading reading{thread.tid, times->run_ns, times->wait_ns, std::nullopt};
-      if (perf_) reading.cycles = perf_->read(thread.tid);
-      auto activity = accounting_.observe(reading, now_s);
-      int32_t core = -1;
-      if (auto placed = placed_core_.find(thread.tid); placed != placed_core_.end()) core = placed->second;
-      // A thread no policy placed is counted where the scheduler would most
-      // likely spread it: one core per thread, in registration order.
-      if (core < 0 && core_count > 0) core = static_cast<int32_t>(index % core_count);
-      ThreadSample ts;
-      ts.tid = thread.tid;
-      ts.core = core;
-      if (activity) {
-        ts.workload = perf_ && activity->cycles ? *activity->cycles
-                      : options_.waiting_is_work    ? activity->busy * activity->interval_s
-                                                    : activity->cpu_s;
-        app_busy[a] += activity->busy;
-        if (core >= 0) core_load[core] = std::min(1.0, core_load[core] + activity->busy);
-      }
-      sample.thread_samples.push_back(ts);
-    }
-  }
+  for (size_t a = 0; a < apps.size(); ++a)
+    app_busy[a] = measureApp(apps[a], now_s, measured.samples[a], core_load, live_tids);
   accounting_.forgetExcept(live_tids);
   if (perf_) perf_->forgetExcept(live_tids);
   if (options_.report_core_load) {
     for (size_t c = 0; c < core_count; ++c) options_.report_core_load(static_cast<uint32_t>(c), core_load[c]);
-    for (auto& core : base.cores)
+    for (auto& core : measured.base.cores)
       if (core.id < core_count) core.util = core_load[core.id];
   }
-  std::vector<double> app_power = AppLoadAccounting::apportionPower(finiteOr(telemetry->node_power_w, 0.0), app_busy);
-  for (size_t a = 0; a < apps.size(); ++a) samples[a].power_w = app_power[a];
+  std::vector<double> app_power = AppLoadAccounting::apportionPower(finiteOr(telemetry.node_power_w, 0.0), app_busy);
+  for (size_t a = 0; a < apps.size(); ++a) measured.samples[a].power_w = app_power[a];
+  return measured;
+}
 
-  // One policy instance per policy in use; each sees its own apps.
+double EnergyManager::measureApp(const AppRecord& app, double now_s, AppSample& sample, std::vector<double>& core_load,
+                                 std::vector<pid_t>& live_tids) {
+  const size_t core_count = core_load.size();
+  sample.id = std::to_string(app.id);
+  sample.budget_w = static_cast<double>(app.power_budget_mw) / 1000.0;
+  sample.max_threads = app.max_threads;
+  sample.threads = app.decision.thread_count;
+  double busy = 0.0;
+  for (size_t index = 0; index < app.threads.size(); ++index) {
+    const AppThreadRecord& thread = app.threads[index];
+    auto times = schedstat_.read(app.pid, thread.tid);
+    if (!times) continue;  // exited between list() and here
+    live_tids.push_back(thread.tid);
+    ThreadReading reading{thread.tid, times->run_ns, times->wait_ns, std::nullopt};
+    if (perf_) reading.cycles = perf_->read(thread.tid);
+    auto activity = accounting_.observe(reading, now_s);
+    int32_t core = -1;
+    if (auto placed = placed_core_.find(thread.tid); placed != placed_core_.end()) core = placed->second;
+    // A thread no policy placed is counted where the scheduler would most
+    // likely spread it: one core per thread, in registration order.
+    if (core < 0 && core_count > 0) core = static_cast<int32_t>(index % core_count);
+    ThreadSample ts;
+    ts.tid = thread.tid;
+    ts.core = core;
+    if (activity) {
+      ts.workload = perf_ && activity->cycles ? *activity->cycles
+                    : options_.waiting_is_work    ? activity->busy * activity->interval_s
+                                                  : activity->cpu_s;
+      busy += activity->busy;
+      if (core >= 0) core_load[core] = std::min(1.0, core_load[core] + activity->busy);
+    }
+    sample.thread_samples.push_back(ts);
+  }
+  return busy;
+}
+
+// One policy instance per policy in use; each sees its own apps.
+std::map<std::string, std::vector<size_t>> EnergyManager::groupByPolicy(const std::vector<AppRecord>& apps) const {
   std::string node_policy = node_.policy();
   std::string node_default = isEnergyPolicy(node_policy) ? node_policy : options_.fallback_policy;
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t a = 0; a < apps.size(); ++a) groups[effectivePolicy(apps[a], node_default)].push_back(a);
-  std::erase_if(policies_, [&](const auto& entry) { return !groups.contains(entry.first); });
+  return groups;
+}
 
-  std::map<uint32_t, CoreDecision> core_decisions;  // merged over the groups
-  std::vector<AppManagedState> managed(apps.size());
-  std::vector<pid_t> decided_tids;
-  for (const auto& [name, members] : groups) {
-    auto& policy = policies_[name];
-    if (!policy) {
-      auto made = makePolicy(name, options_.config);
-      if (!made) {
-        warnOnce("policy:" + name, "energy manager: " + made.error().message + "; apps asking for it are left alone");
-        policies_.erase(name);
-        continue;
-      }
-      policy = std::move(*made);
+EnergyPolicy* EnergyManager::policyNamed(const std::string& name) {
+  auto& policy = policies_[name];
+  if (!policy) {
+    auto made = makePolicy(name, options_.config);
+    if (!made) {
+      warnOnce("policy:" + name, "energy manager: " + made.error().message + "; apps asking for it are left alone");
+      policies_.erase(name);
+      return nullptr;
     }
-    EnergySnapshot snapshot = base;
-    for (size_t a : members) snapshot.apps.push_back(samples[a]);
-    EnergyDecision decision = policy->stepDvfs(snapshot);
-    if (dct) decision = policy->stepDct(snapshot);
-    if (dct && options_.log_debug && !decision.reason.empty()) options_.log_debug(decision.reason);
+    policy = std::move(*made);
+  }
+  return policy.get();
+}
 
+EnergyDecision EnergyManager::runPolicy(EnergyPolicy& policy, const Measurement& measured,
+                                        const std::vector<size_t>& members, bool dct) {
+  EnergySnapshot snapshot = measured.base;
+  for (size_t a : members) snapshot.apps.push_back(measured.samples[a]);
+  EnergyDecision decision = policy.stepDvfs(snapshot);
+  if (dct) decision = policy.stepDct(snapshot);
+  if (dct && options_.log_debug && !decision.reason.empty()) options_.log_debug(decision.reason);
+  return decision;
+}
+
+EnergyManager::Decisions EnergyManager::decide(const std::vector<AppRecord>& apps, const Measurement& measured,
+                                               bool dct) {
+  auto groups = groupByPolicy(apps);
+  std::erase_if(policies_, [&](const auto& entry) { return !groups.contains(entry.first); });
+  Decisions decisions;
+  decisions.managed.resize(apps.size());
+  for (const auto& [name, members] : groups) {
+    EnergyPolicy* policy = policyNamed(name);
+    if (policy == nullptr) continue;
+    EnergyDecision decision = runPolicy(*policy, measured, members, dct);
     std::set<uint32_t> group_cores;
     for (size_t a : members) {
-      const AppRecord& app = apps[a];
-      managed[a].effective_policy = name;
-      managed[a].measured_power_mw = static_cast<uint64_t>(std::llround(samples[a].power_w * 1000.0));
-      auto it = std::find_if(decision.apps.begin(), decision.apps.end(),
-                             [&](const AppDecision& d) { return d.id == samples[a].id; });
-      if (it == decision.apps.end()) continue;
-      managed[a].effective_budget_mw = static_cast<uint64_t>(std::llround(std::max(0.0, it->budget_w) * 1000.0));
-      if (it->threads > 0) {
-        uint32_t d = std::clamp<uint32_t>(it->threads, 1, std::max<uint32_t>(1, app.max_threads));
-        if (Status s = apps_.setThreadCount(app.id, d); !s && s.error().code != ErrorCode::kNotFound)
-          warnOnce("d:" + std::to_string(app.id), "energy manager: " + s.error().message);
-      }
-      applyThreads(app, *it, managed[a]);
-      for (const auto& placement : managed[a].placements) {
-        decided_tids.push_back(placement.tid);
-        if (placement.core >= 0) group_cores.insert(static_cast<uint32_t>(placement.core));
-      }
-      // Threads a policy leaves unplaced (performance, powersave, ondemand)
-      // still run on cores: the ones the snapshot charged them to. Without
-      // these, such a policy steered no core at all and its apps ran under
-      // whatever governor the node had (found by the simulator validation).
-      for (const ThreadSample& ts : samples[a].thread_samples)
-        if (ts.core >= 0 && std::none_of(managed[a].placements.begin(), managed[a].placements.end(),
-                                         [&](const auto& p) { return p.tid == ts.tid && p.core >= 0; }))
-          group_cores.insert(static_cast<uint32_t>(ts.core));
+      AppManagedState& managed = decisions.managed[a];
+      managed.effective_policy = name;
+      if (!applyAppDecision(apps[a], measured.samples[a], decision, managed)) continue;
+      for (const auto& placement : managed.placements) decisions.decided_tids.push_back(placement.tid);
+      group_cores.merge(coresInUse(managed, measured.samples[a]));
     }
-    // A policy steers the cores its apps run on, nothing else; where two
-    // policies share a core the lower frequency wins (budgets over speed).
-    for (const CoreDecision& cd : decision.cores) {
-      if (!group_cores.contains(cd.core)) continue;
-      auto [it, inserted] = core_decisions.emplace(cd.core, cd);
-      if (!inserted && cd.target_khz > 0 && (it->second.target_khz == 0 || cd.target_khz < it->second.target_khz))
-        it->second = cd;
-    }
+    mergeCoreDecisions(decision.cores, group_cores, decisions.cores);
   }
+  return decisions;
+}
+
+bool EnergyManager::applyAppDecision(const AppRecord& app, const AppSample& sample, const EnergyDecision& decision,
+                                     AppManagedState& managed) {
+  managed.measured_power_mw = static_cast<uint64_t>(std::llround(sample.power_w * 1000.0));
+  auto it = std::find_if(decision.apps.begin(), decision.apps.end(),
+                         [&](const AppDecision& d) { return d.id == sample.id; });
+  if (it == decision.apps.end()) return false;
+  managed.effective_budget_mw = static_cast<uint64_t>(std::llround(std::max(0.0, it->budget_w) * 1000.0));
+  if (it->threads > 0) {
+    uint32_t d = std::clamp<uint32_t>(it->threads, 1, std::max<uint32_t>(1, app.max_threads));
+    if (Status s = apps_.setThreadCount(app.id, d); !s && s.error().code != ErrorCode::kNotFound)
+      warnOnce("d:" + std::to_string(app.id), "energy manager: " + s.error().message);
+  }
+  applyThreads(app, *it, managed);
+  return true;
+}
+
+void EnergyManager::steerCores(const std::map<uint32_t, CoreDecision>& core_decisions) {
   for (const auto& [core, cd] : core_decisions) applyCore(core, cd);
   std::vector<uint32_t> to_release;
   for (const auto& [core, held] : held_cores_) {
@@ -314,8 +376,11 @@ void EnergyManager::step(bool dct) {
       to_release.push_back(core);
   }
   for (uint32_t core : to_release) releaseCore(core);
-  releaseThreadsExcept(decided_tids);
+}
 
+// Tells the registry what the manager did for each app, with the frequency
+// it wrote on each core the app's threads are placed on.
+void EnergyManager::publishManaged(const std::vector<AppRecord>& apps, std::vector<AppManagedState>& managed) {
   for (size_t a = 0; a < apps.size(); ++a) {
     std::set<uint32_t> cores;
     for (const auto& placement : managed[a].placements)

@@ -82,8 +82,39 @@ class EnergyManager {
     std::vector<uint32_t> current;
   };
 
+  // What one step measured: the node, and each app in the registry's order.
+  struct Measurement {
+    EnergySnapshot base;  // without apps: each policy adds its own
+    std::vector<AppSample> samples;
+  };
+  // What the policies decided in one step, merged over the policies in use.
+  struct Decisions {
+    std::map<uint32_t, CoreDecision> cores;
+    std::vector<AppManagedState> managed;  // per app, as Measurement::samples
+    std::vector<pid_t> decided_tids;       // threads the policies placed
+  };
+
   void run();
+  // One tick: measure, let the policies decide, apply, report.
   void step(bool dct);
+  void activateOrRefresh(bool dct);
+  std::shared_ptr<const TelemetrySample> telemetryForStep(bool dct);
+  Measurement measureApps(const std::vector<AppRecord>& apps, const TelemetrySample& telemetry);
+  // Fills `sample`, adds the app's threads to `core_load` and `live_tids`;
+  // returns the app's busy cores.
+  double measureApp(const AppRecord& app, double now_s, AppSample& sample, std::vector<double>& core_load,
+                    std::vector<pid_t>& live_tids);
+  std::map<std::string, std::vector<size_t>> groupByPolicy(const std::vector<AppRecord>& apps) const;
+  // Made on first use; nullptr (warned once) for a policy that cannot be made.
+  EnergyPolicy* policyNamed(const std::string& name);
+  EnergyDecision runPolicy(EnergyPolicy& policy, const Measurement& measured, const std::vector<size_t>& members,
+                           bool dct);
+  Decisions decide(const std::vector<AppRecord>& apps, const Measurement& measured, bool dct);
+  // False if the decision leaves the app out.
+  bool applyAppDecision(const AppRecord& app, const AppSample& sample, const EnergyDecision& decision,
+                        AppManagedState& managed);
+  void steerCores(const std::map<uint32_t, CoreDecision>& core_decisions);
+  void publishManaged(const std::vector<AppRecord>& apps, std::vector<AppManagedState>& managed);
   void refreshPolicies();
   std::string effectivePolicy(const AppRecord& app, const std::string& node_default) const;
   EnergySnapshot baseSnapshot(const TelemetrySample& telemetry) const;

@@ -1,0 +1,298 @@
+#include "daemon_flag_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+#include "logger.h"
+
+namespace nk {
+
+namespace {
+
+using Flag = DaemonFlagTable::Flag;
+using Parsed = DaemonFlagTable::Parsed;
+using Range = DaemonFlagTable::Range;
+using Value = DaemonFlagTable::Value;
+using OptionalValue = std::optional<std::string>;
+
+constexpr std::string_view kFaultTree = "Fault localisation tree";
+
+// A string taken as it is.
+auto text(std::optional<std::string> DaemonConfig::*field) {
+  return [field](const Flag&, Parsed& parsed, const OptionalValue& value) -> Status {
+    parsed.config.*field = *value;
+    return {};
+  };
+}
+
+// A string checked by the config file's check for the same key.
+auto checked(std::optional<std::string> DaemonConfig::*field, Status (*check)(std::string_view)) {
+  return [field, check](const Flag& flag, Parsed& parsed, const OptionalValue& value) -> Status {
+    if (Status s = check(*value); !s) return invalidArgument(std::string(flag.name) + " " + s.error().message);
+    parsed.config.*field = *value;
+    return {};
+  };
+}
+
+// A whole number inside the flag's range.
+auto number(std::optional<uint32_t> DaemonConfig::*field) {
+  return [field](const Flag& flag, Parsed& parsed, const OptionalValue& value) -> Status {
+    const std::string& given = *value;
+    uint32_t parsed_number = 0;
+    auto [end, ec] = std::from_chars(given.data(), given.data() + given.size(), parsed_number);
+    if (ec != std::errc() || end != given.data() + given.size() || parsed_number < flag.range->low ||
+        parsed_number > flag.range->high)
+      return invalidArgument(std::string(flag.name) + " must be a number between " + std::to_string(flag.range->low) +
+                             " and " + std::to_string(flag.range->high) + ", not '" + given + "'");
+    parsed.config.*field = parsed_number;
+    return {};
+  };
+}
+
+const std::vector<Flag>& table() {
+  static const std::vector<Flag> flags = {
+      {.name = "--config",
+       .value = Value::kRequired,
+       .value_name = "PATH",
+       .help = "config file (default /etc/nodekeeper/nodekeeperd.toml;\n"
+               "a missing default file is fine, a missing --config is not)",
+       .set = [](const Flag&, Parsed& parsed, const OptionalValue& value) -> Status {
+         parsed.config_path = *value;
+         return {};
+       }},
+      {.name = "--socket",
+       .value = Value::kRequired,
+       .value_name = "PATH",
+       .help = "Unix socket to serve (default /run/nodekeeper/nodekeeperd.sock)",
+       .set = text(&DaemonConfig::socket)},
+      {.name = "--state-dir",
+       .value = Value::kRequired,
+       .value_name = "DIR",
+       .help = "saved controls and, when emulating, the emulated sysfs\n"
+               "tree (default /var/lib/nodekeeper)",
+       .set = text(&DaemonConfig::state_dir)},
+      {.name = "--emulate",
+       .value = Value::kOptional,
+       .value_name = "PROFILE",
+       .help = "run on an emulated node: PROFILE is a profile name\n"
+               "(xeon-e5-2630, intel-pstate-laptop) or a .toml file;\n"
+               "runs unprivileged",
+       .set = [](const Flag&, Parsed& parsed, const OptionalValue& value) -> Status {
+         parsed.config.emulate = true;
+         if (value) parsed.config.profile = *value;
+         return {};
+       }},
+      {.name = "--sysfs-root",
+       .value = Value::kRequired,
+       .value_name = "DIR",
+       .help = "read and write sysfs under DIR instead of / (testing)",
+       .set = text(&DaemonConfig::sysfs_root)},
+      {.name = "--telemetry-interval-ms",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .help = "sampling period of the telemetry sampler (default 100)",
+       .range = Range{10, 60000},
+       .set = number(&DaemonConfig::telemetry_interval_ms)},
+      {.name = "--admin-group",
+       .value = Value::kRequired,
+       .value_name = "NAME",
+       .help = "group whose members are admins (default nodekeeper)",
+       .set = text(&DaemonConfig::admin_group)},
+      {.name = "--dct-interval-ms",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .help = "energy manager: dT_DCT, the thread-count and affinity\n"
+               "period (default 500, 20..60000)",
+       .range = Range{20, 60000},
+       .set = number(&DaemonConfig::dct_interval_ms)},
+      {.name = "--dvfs-per-dct",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .help = "energy manager: frequency steps per dT_DCT, so\n"
+               "dT_DVFS = dT_DCT / N (default 10, 1..100)",
+       .range = Range{1, 100},
+       .set = number(&DaemonConfig::dvfs_per_dct)},
+      {.name = "--debug-grace-s",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .help = "task debugging: seconds a break outlives the frontend\n"
+               "that held it (default 30, 1..86400)",
+       .range = Range{1, 86400},
+       .set = number(&DaemonConfig::debug_grace_s)},
+      {.name = "--log-level",
+       .value = Value::kRequired,
+       .value_name = "LEVEL",
+       .help = "error, warning, info (default) or debug",
+       .set = [](const Flag&, Parsed& parsed, const OptionalValue& value) -> Status {
+         auto level = Logger::parseLevel(*value);
+         if (!level) return level.error();
+         parsed.config.log_level = *value;
+         return {};
+       }},
+      {.name = "--help",
+       .short_name = "-h",
+       .help = "this help",
+       .set = [](const Flag&, Parsed& parsed, const OptionalValue&) -> Status {
+         parsed.show_help = true;
+         return {};
+       }},
+      {.name = "--version",
+       .help = "print the version",
+       .set = [](const Flag&, Parsed& parsed, const OptionalValue&) -> Status {
+         parsed.show_version = true;
+         return {};
+       }},
+      {.name = "--node-name",
+       .value = Value::kRequired,
+       .value_name = "NAME",
+       .section = kFaultTree,
+       .help = "this node's name in fault trees and to PMPI agents:\n"
+               "1 to 63 of A-Z a-z 0-9 . _ - (default: the host name)",
+       .set = checked(&DaemonConfig::node_name, checkNodeName)},
+      {.name = "--listen",
+       .value = Value::kRequired,
+       .value_name = "ADDR:PORT",
+       .section = kFaultTree,
+       .help = "serve the daemon-to-daemon fault tree service on TCP,\n"
+               "e.g. 10.1.0.7:7400, [fd00::7]:7400 or node007:7400\n"
+               "(default: off); needs --peer-token",
+       .set = checked(&DaemonConfig::listen, checkListenAddress)},
+      {.name = "--peer-token",
+       .value = Value::kRequired,
+       .value_name = "FILE",
+       .section = kFaultTree,
+       .help = "file with the shared token that authenticates peer\n"
+               "daemons; sent to peers even without --listen",
+       .set = text(&DaemonConfig::peer_token)},
+      {.name = "--fault-rules",
+       .value = Value::kRequired,
+       .value_name = "FILE",
+       .section = kFaultTree,
+       .help = "rule file for fault analysis (default: built-in rules)",
+       .set = text(&DaemonConfig::fault_rules)},
+      {.name = "--fault-tree-fan-out",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kFaultTree,
+       .help = "children of each node in the fault tree (default 4,\n"
+               "1..64)",
+       .range = Range{1, 64},
+       .set = number(&DaemonConfig::fault_tree_fan_out)},
+      {.name = "--tree-heartbeat-ms",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kFaultTree,
+       .help = "heartbeat period from a node to its fault localisation\n"
+               "node (default 100, 10..60000)",
+       .range = Range{10, 60000},
+       .set = number(&DaemonConfig::tree_heartbeat_ms)},
+      {.name = "--tree-heartbeat-misses",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kFaultTree,
+       .help = "heartbeats missed before a node is suspected (default\n"
+               "3, 1..100)",
+       .range = Range{1, 100},
+       .set = number(&DaemonConfig::tree_heartbeat_misses)},
+  };
+  return flags;
+}
+
+Error needsAValue(const Flag& flag) { return invalidArgument(std::string(flag.name) + " needs a value"); }
+
+// The flag's value: after '=' in the same word, or the next word, which
+// `index` then moves past.
+Result<OptionalValue> takeValue(const Flag& flag, std::optional<std::string_view> inline_value,
+                                std::span<const char* const> args, size_t& index) {
+  bool has_next = index + 1 < args.size();
+  switch (flag.value) {
+    case Value::kNone:
+      return OptionalValue();
+    case Value::kOptional:
+      if (inline_value) return OptionalValue(*inline_value);
+      if (has_next && args[index + 1][0] != '-') return OptionalValue(args[++index]);
+      return OptionalValue();
+    case Value::kRequired:
+      if (inline_value) {
+        if (inline_value->empty()) return needsAValue(flag);
+        return OptionalValue(*inline_value);
+      }
+      if (!has_next || std::string_view(args[index + 1]).starts_with("--")) return needsAValue(flag);
+      return OptionalValue(args[++index]);
+  }
+  return OptionalValue();
+}
+
+// The column where help texts start; a longer flag puts its text below.
+constexpr size_t kHelpColumn = 25;
+
+void appendHelpEntry(std::string& out, const Flag& flag) {
+  std::string label = "  ";
+  if (!flag.short_name.empty()) label.append(flag.short_name).append(", ");
+  label.append(flag.name);
+  if (flag.value == Value::kRequired) label.append(" ").append(flag.value_name);
+  if (flag.value == Value::kOptional) label.append(" [").append(flag.value_name).append("]");
+  if (label.size() < kHelpColumn) label.resize(kHelpColumn, ' ');
+  else label.append("\n").append(kHelpColumn, ' ');
+  out += label;
+  for (char c : flag.help) {
+    out += c;
+    if (c == '\n') out.append(kHelpColumn, ' ');
+  }
+  out += '\n';
+}
+
+constexpr std::string_view kHelpIntro = R"(Usage: nodekeeperd [OPTIONS]
+
+The nodekeeper node daemon: owns CPU frequency, power caps and thermal
+sensing on this node and serves them over gRPC on a Unix socket.
+)";
+
+constexpr std::string_view kHelpOutro = "Flags override the config file, which overrides the defaults.\n";
+
+}  // namespace
+
+std::span<const Flag> DaemonFlagTable::flags() { return table(); }
+
+const Flag* DaemonFlagTable::find(std::string_view name) {
+  auto it = std::find_if(table().begin(), table().end(), [&](const Flag& flag) {
+    return flag.name == name || (!flag.short_name.empty() && flag.short_name == name);
+  });
+  return it == table().end() ? nullptr : &*it;
+}
+
+Result<Parsed> DaemonFlagTable::parse(std::span<const char* const> args) {
+  Parsed parsed;
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string_view word = args[i];
+    std::optional<std::string_view> inline_value;
+    if (size_t eq = word.find('='); word.starts_with("--") && eq != std::string_view::npos) {
+      inline_value = word.substr(eq + 1);
+      word = word.substr(0, eq);
+    }
+    const Flag* flag = find(word);
+    if (flag == nullptr)
+      return invalidArgument("unknown option '" + std::string(args[i]) + "' (see nodekeeperd --help)");
+    auto value = takeValue(*flag, inline_value, args, i);
+    if (!value) return value.error();
+    if (Status s = flag->set(*flag, parsed, *value); !s) return s.error();
+  }
+  return parsed;
+}
+
+std::string DaemonFlagTable::helpText() {
+  std::string out(kHelpIntro);
+  std::string_view section;
+  for (const Flag& flag : table()) {
+    if (flag.section != section) {
+      section = flag.section;
+      out.append("\n").append(section).append(":\n");
+    }
+    appendHelpEntry(out, flag);
+  }
+  out.append("\n").append(kHelpOutro);
+  return out;
+}
+
+}  // namespace nk
