@@ -10,7 +10,7 @@
 
 namespace nk {
 
-// Settings from /etc/nodekeeper/nodekeeperd.toml (or --config). Every field
+// Settings from the config file (SYSCONFDIR/nodekeeper/nodekeeperd.toml, or --config). Every field
 // is optional: what is absent keeps its default or the command line's value.
 struct DaemonConfig {
   std::optional<std::string> socket;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <vector>
 
+#include "daemon_options.h"
 #include "logger.h"
 
 namespace nk {
@@ -50,13 +51,19 @@ auto number(std::optional<uint32_t> DaemonConfig::*field) {
   };
 }
 
+// Names the default that meson configured; built once, as the table holds views.
+const std::string& configHelp() {
+  static const std::string text = "config file (default " + defaultConfigPath().string() +
+                                  ";\na missing default file is fine, a missing --config is not)";
+  return text;
+}
+
 const std::vector<Flag>& table() {
   static const std::vector<Flag> flags = {
       {.name = "--config",
        .value = Value::kRequired,
        .value_name = "PATH",
-       .help = "config file (default /etc/nodekeeper/nodekeeperd.toml;\n"
-               "a missing default file is fine, a missing --config is not)",
+       .help = configHelp(),
        .set = [](const Flag&, Parsed& parsed, const OptionalValue& value) -> Status {
          parsed.config_path = *value;
          return {};

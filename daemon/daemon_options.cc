@@ -4,6 +4,12 @@
 
 namespace nk {
 
+#ifndef NK_DEFAULT_CONFIG_PATH
+#define NK_DEFAULT_CONFIG_PATH "/etc/nodekeeper/nodekeeperd.toml"
+#endif
+
+std::filesystem::path defaultConfigPath() { return NK_DEFAULT_CONFIG_PATH; }
+
 namespace {
 
 // The config file under the flags: the file --config names (which must

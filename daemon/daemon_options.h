@@ -12,10 +12,14 @@
 
 namespace nk {
 
+// Where meson installs the config file (SYSCONFDIR/nodekeeper/nodekeeperd.toml),
+// the file the installed unit names too.
+std::filesystem::path defaultConfigPath();
+
 // Everything the daemon needs to start: defaults, overridden by the config
 // file, overridden by the command line.
 struct DaemonOptions {
-  std::filesystem::path config_path = "/etc/nodekeeper/nodekeeperd.toml";
+  std::filesystem::path config_path = defaultConfigPath();
   std::filesystem::path socket_path = "/run/nodekeeper/nodekeeperd.sock";
   std::filesystem::path state_dir = "/var/lib/nodekeeper";
   bool emulate = false;
