@@ -30,7 +30,10 @@
 #include <thread>
 #include <vector>
 
-#include "../tests/integration/test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_process.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 
 namespace v1 = nodekeeper::v1;
@@ -71,9 +74,9 @@ bool run(const std::string& policy, double budget_w, double seconds, const std::
   result = {};
   result.policy = policy;
   result.budget_w = budget_w;
-  auto dir = nk::test::makeSharedTempDir("bench-budget");
+  nk::test::TempDir dir("bench-budget", nk::test::TempDir::Access::kShared);
   nk::test::DaemonProcess daemon;
-  if (!daemon.start(dir)) {
+  if (!daemon.start(dir.path())) {
     std::fprintf(stderr, "daemon did not start: %s\n", daemon.lastError().c_str());
     return false;
   }
@@ -143,7 +146,6 @@ bool run(const std::string& policy, double budget_w, double seconds, const std::
   std::ofstream(dir / "stop") << "stop\n";
   if (app.wait(10s) < 0) app.kill();
   daemon.stop();
-  std::filesystem::remove_all(dir);
   return ok && result.intervals > 0;
 }
 

@@ -30,7 +30,11 @@
 #include <thread>
 #include <vector>
 
-#include "../tests/integration/test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 #include "cli/debug_client.h"
 #include "task_gate.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
@@ -73,9 +77,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "debug_bench: set %s\n", var);
       return 2;
     }
-  auto dir = nk::test::makeSharedTempDir("bench-debug");
+  nk::test::TempDir dir("bench-debug", nk::test::TempDir::Access::kShared);
   nk::test::DaemonProcess daemon;
-  if (!daemon.start(dir)) {
+  if (!daemon.start(dir.path())) {
     std::fprintf(stderr, "daemon did not start: %s\n", daemon.lastError().c_str());
     return 1;
   }
@@ -187,7 +191,6 @@ int main(int argc, char** argv) {
   }
   program.kill();
   daemon.stop();
-  std::filesystem::remove_all(dir);
 
   std::printf("The task gate's check when no debugger acts: %ld tasks per run, 1 thread, lossless, %d rounds "
               "(medians)\n",

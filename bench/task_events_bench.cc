@@ -31,7 +31,10 @@
 #include <string>
 #include <vector>
 
-#include "../tests/integration/test_process.h"
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 
 namespace v1 = nodekeeper::v1;
@@ -72,9 +75,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "task_events_bench: set %s\n", var);
       return 2;
     }
-  auto dir = nk::test::makeSharedTempDir("bench-tasks");
+  nk::test::TempDir dir("bench-tasks", nk::test::TempDir::Access::kShared);
   nk::test::DaemonProcess daemon;
-  if (!daemon.start(dir)) {
+  if (!daemon.start(dir.path())) {
     std::fprintf(stderr, "daemon did not start: %s\n", daemon.lastError().c_str());
     return 1;
   }
@@ -182,7 +185,6 @@ int main(int argc, char** argv) {
     }
   }
   daemon.stop();
-  std::filesystem::remove_all(dir);
 
   std::printf("Task events on the app thread: %ld tasks per run, %d rounds (medians)\n", tasks, rounds);
   std::printf("%-7s %-8s %-20s %10s %14s %14s %14s %12s %12s\n", "threads", "program", "set-up", "ns/task",

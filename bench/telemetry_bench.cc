@@ -22,7 +22,8 @@
 #include <thread>
 #include <vector>
 
-#include "../tests/integration/test_process.h"
+#include "testlib/daemon_process.h"
+#include "testlib/temp_dir.h"
 #include "nodekeeper/v1/node.grpc.pb.h"
 
 namespace v1 = nodekeeper::v1;
@@ -124,9 +125,9 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  auto dir = nk::test::makeSharedTempDir("bench");
+  nk::test::TempDir dir("bench", nk::test::TempDir::Access::kShared);
   nk::test::DaemonProcess daemon;
-  if (!daemon.start(dir)) {
+  if (!daemon.start(dir.path())) {
     std::fprintf(stderr, "telemetry_bench: daemon did not start: %s\n", daemon.lastError().c_str());
     return 1;
   }
@@ -194,6 +195,5 @@ int main(int argc, char** argv) {
   std::printf("(%d snapshots streamed)\n", received);
   std::printf("\nGoals: p99 < 1000 us; CPU < 1%% of a core; RSS < 50 MB\n");
   daemon.stop();
-  std::filesystem::remove_all(dir);
   return 0;
 }

@@ -26,7 +26,10 @@
 #include <thread>
 #include <vector>
 
-#include "../../tests/integration/test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_process.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 #include "energy/policy_registry.h"
 #include "node_simulator.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
@@ -76,9 +79,9 @@ std::vector<std::string> phaseArgs(const nk::sim::WorkloadModel& w) {
 
 Measured runEmulated(const nk::sim::WorkloadModel& w, const std::string& policy, double budget_w) {
   Measured m;
-  auto dir = nk::test::makeSharedTempDir("bench-validate");
+  nk::test::TempDir dir("bench-validate", nk::test::TempDir::Access::kShared);
   nk::test::DaemonProcess daemon;
-  if (!daemon.start(dir)) {
+  if (!daemon.start(dir.path())) {
     std::fprintf(stderr, "daemon did not start: %s\n", daemon.lastError().c_str());
     return m;
   }
@@ -185,7 +188,6 @@ Measured runEmulated(const nk::sim::WorkloadModel& w, const std::string& policy,
     std::fprintf(stderr, "runner (exit %d) printed no result: %s%s\n", code, out.c_str(), app.err().c_str());
   }
   daemon.stop();
-  std::filesystem::remove_all(dir);
   return m;
 }
 

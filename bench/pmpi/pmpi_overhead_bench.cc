@@ -31,7 +31,10 @@
 #include <string>
 #include <vector>
 
-#include "../../tests/integration/test_process.h"
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 
 namespace {
 
@@ -151,14 +154,13 @@ int main(int argc, char** argv) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
 
-  auto dir = nk::test::makeSharedTempDir("bench-pmpi");
+  nk::test::TempDir dir("bench-pmpi", nk::test::TempDir::Access::kShared);
   nk::test::DaemonProcess daemon;
   std::string socket = (dir / "absent.sock").string();
   bool live_daemon = !nk::test::envOr("NK_DAEMON").empty();
   if (live_daemon) {
-    if (!daemon.start(dir)) {
+    if (!daemon.start(dir.path())) {
       std::fprintf(stderr, "pmpi_overhead_bench: daemon did not start: %s\n", daemon.lastError().c_str());
-      std::filesystem::remove_all(dir);
       return 1;
     }
     socket = daemon.socket().string();
@@ -192,7 +194,6 @@ int main(int argc, char** argv) {
   }
   double total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - bench_start).count();
   if (live_daemon) daemon.stop();
-  std::filesystem::remove_all(dir);
 
   std::printf("PMPI agent overhead: mpirun -np %d --oversubscribe (%ld cores), medians, agent off and on interleaved\n",
               np, sysconf(_SC_NPROCESSORS_ONLN));

@@ -2,7 +2,6 @@
 // is split at '|' into chunks, one per file below in order; files without a
 // chunk are deleted, so vanished files get exercised as well as garbage.
 #include <fcntl.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -15,6 +14,7 @@
 #include "platform/hwmon_thermal.h"
 #include "platform/sysfs_cpu_freq.h"
 #include "platform/sysfs_rapl.h"
+#include "testlib/temp_dir.h"
 
 namespace {
 
@@ -45,18 +45,12 @@ const char* const kFiles[] = {
 
 std::filesystem::path root;
 
-void removeRoot() {
-  std::error_code ec;
-  std::filesystem::remove_all(root, ec);
-}
-
 // Built once: directories, the links a real sysfs has, and a RAPL subzone
 // that readZones must skip. Only file contents change per input.
 bool makeTree() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "nk-fuzz-sysfs-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) return false;
-  root = pattern;
-  std::atexit(removeRoot);
+  // Static: removed when the fuzzer exits normally.
+  static const nk::test::TempDir dir("fuzz-sysfs");
+  root = dir.path();
   std::error_code ec;
   for (const char* file : kFiles) std::filesystem::create_directories((root / file).parent_path(), ec);
   std::filesystem::create_directories(root / "sys/devices/system/cpu/cpufreq/policy1x", ec);

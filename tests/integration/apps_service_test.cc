@@ -16,7 +16,8 @@
 
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "nodekeeper/v1/node.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/daemon_fixture.h"
+#include "testlib/run_program.h"
 
 namespace nk::test {
 namespace {
@@ -33,18 +34,13 @@ std::unique_ptr<grpc::ClientContext> contextWithDeadline(std::chrono::seconds ti
   return context;
 }
 
-class AppsServiceTest : public ::testing::Test {
+class AppsServiceTest : public DaemonFixture {
  protected:
+  AppsServiceTest() : DaemonFixture("apps") {}
   void SetUp() override {
-    dir_ = makeSharedTempDir("apps");
-    ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
-    channel_ = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
+    DaemonFixture::SetUp();
     apps_ = v1::AppsService::NewStub(channel_);
     node_ = v1::NodeService::NewStub(channel_);
-  }
-  void TearDown() override {
-    daemon_.stop();
-    std::filesystem::remove_all(dir_);
   }
 
   v1::App registerSelf(uint32_t max_threads = 4, uint64_t budget_mw = 0) {
@@ -111,9 +107,6 @@ class AppsServiceTest : public ::testing::Test {
     return copy.string();
   }
 
-  std::filesystem::path dir_;
-  DaemonProcess daemon_;
-  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::AppsService::Stub> apps_;
   std::unique_ptr<v1::NodeService::Stub> node_;
 };

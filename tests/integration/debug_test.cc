@@ -23,7 +23,10 @@
 
 #include "cli/debug_client.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_fixture.h"
+#include "testlib/run_program.h"
+#include "testlib/test_env.h"
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
@@ -34,16 +37,12 @@ namespace {
 
 constexpr uint32_t kGraceS = 3;
 
-class DebugTest : public ::testing::Test {
+class DebugTest : public DaemonFixture {
  protected:
-  void SetUp() override {
-    dir_ = makeSharedTempDir("debug");
-    ASSERT_TRUE(daemon_.start(dir_, {"--debug-grace-s", std::to_string(kGraceS)})) << daemon_.lastError();
-  }
+  DebugTest() : DaemonFixture("debug", {"--debug-grace-s", std::to_string(kGraceS)}) {}
   void TearDown() override {
     program_.kill();
-    daemon_.stop();
-    std::filesystem::remove_all(dir_);
+    DaemonFixture::TearDown();
   }
 
   std::vector<std::string> env(bool break_at_start) {
@@ -150,8 +149,6 @@ class DebugTest : public ::testing::Test {
     return order;
   }
 
-  std::filesystem::path dir_;
-  DaemonProcess daemon_;
   BackgroundProgram program_;
   std::string last_err_;
   int batches_ = 0;

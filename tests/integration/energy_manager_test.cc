@@ -21,7 +21,10 @@
 
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "nodekeeper/v1/node.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_fixture.h"
+#include "testlib/files.h"
+#include "testlib/test_env.h"
 
 namespace nk::test {
 namespace {
@@ -59,23 +62,18 @@ struct ProbeBuild {
   bool preload_libomp;
 };
 
-class EnergyManagerTest : public ::testing::TestWithParam<ProbeBuild> {
+class EnergyManagerTest : public DaemonFixture, public ::testing::WithParamInterface<ProbeBuild> {
  protected:
   static constexpr int kCores = 12;  // the default profile: 2 x 6-core Xeon E5-2630
   static constexpr uint64_t kHighBudgetMw = 150000;
   static constexpr uint64_t kLowBudgetMw = 45000;
 
+  // dT_DCT 250 ms instead of 500 keeps the test short; the loop is the same.
+  EnergyManagerTest() : DaemonFixture("em", {"--dct-interval-ms", "250"}) {}
   void SetUp() override {
-    dir_ = makeSharedTempDir("em");
-    // dT_DCT 250 ms instead of 500 keeps the test short; the loop is the same.
-    ASSERT_TRUE(daemon_.start(dir_, {"--dct-interval-ms", "250"})) << daemon_.lastError();
-    auto channel = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
-    apps_ = v1::AppsService::NewStub(channel);
-    node_ = v1::NodeService::NewStub(channel);
-  }
-  void TearDown() override {
-    daemon_.stop();
-    std::filesystem::remove_all(dir_);
+    DaemonFixture::SetUp();
+    apps_ = v1::AppsService::NewStub(channel_);
+    node_ = v1::NodeService::NewStub(channel_);
   }
 
   std::vector<std::string> probeCommand(const std::string& regions, const std::string& pause_us,
@@ -163,8 +161,6 @@ class EnergyManagerTest : public ::testing::TestWithParam<ProbeBuild> {
     return n ? sum / n : NAN;
   }
 
-  std::filesystem::path dir_;
-  DaemonProcess daemon_;
   std::unique_ptr<v1::AppsService::Stub> apps_;
   std::unique_ptr<v1::NodeService::Stub> node_;
 };
@@ -246,7 +242,7 @@ TEST_P(EnergyManagerTest, BudgetDrivesThreadCountPinningAndFrequency) {
   EXPECT_NE(probe.err().find("nodekeeper"), std::string::npos) << "no line on stderr about the lost daemon";
 
   // The killed daemon left its saved controls; a new one restores them.
-  ASSERT_TRUE(daemon_.start(dir_, {"--dct-interval-ms", "250"})) << daemon_.lastError();
+  ASSERT_TRUE(daemon_.start(dir_.path(), {"--dct-interval-ms", "250"})) << daemon_.lastError();
   EXPECT_EQ(policyFile(0, "scaling_governor"), original_governor);
 }
 

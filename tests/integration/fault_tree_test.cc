@@ -34,7 +34,11 @@
 #include <nlohmann/json.hpp>
 
 #include "nodekeeper/v1/faults.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/daemon_process.h"
+#include "testlib/files.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
@@ -191,7 +195,6 @@ class FaultTreeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (envOr("NK_MPI_CHECK").empty() || envOr("NK_PMPI_LIB").empty()) GTEST_SKIP() << "no MPI programs built";
-    dir_ = makeSharedTempDir("faulttree");
     token_ = dir_ / "token";
     std::random_device random;
     // 127.0.0.(base+1) .. (base+8): base one of 20, 30, .., 200.
@@ -214,7 +217,6 @@ class FaultTreeTest : public ::testing::Test {
       if (p > 0 && cmdlineOf(p).find("mpi_check") != std::string::npos) ::kill(p, SIGKILL);
     for (auto& node : nodes_)
       if (node) node->kill9();
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
   std::string ip(int i) const { return "127.0.0." + std::to_string(base_ + i); }
@@ -388,7 +390,8 @@ class FaultTreeTest : public ::testing::Test {
     return v1::FaultTreeService::NewStub(grpc::CreateChannel(address(i), grpc::InsecureChannelCredentials()));
   }
 
-  std::filesystem::path dir_, token_;
+  TempDir dir_{"faulttree", TempDir::Access::kShared};
+  std::filesystem::path token_;
   std::string token_text_;
   int base_ = 20, port_ = 20000;
   std::vector<std::unique_ptr<DaemonProcess>> nodes_;  // [1..count]

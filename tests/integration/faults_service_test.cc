@@ -19,7 +19,11 @@
 #include <nlohmann/json.hpp>
 
 #include "nodekeeper/v1/faults.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 
 namespace nk::test {
 namespace {
@@ -117,7 +121,6 @@ size_t lineCount(const std::string& text) { return static_cast<size_t>(std::coun
 class FaultsServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = makeSharedTempDir("faults");
     std::filesystem::create_directories(dir_ / "a");
     std::filesystem::create_directories(dir_ / "b");
     ASSERT_TRUE(node_a_.start(dir_ / "a")) << node_a_.lastError();
@@ -128,7 +131,6 @@ class FaultsServiceTest : public ::testing::Test {
   void TearDown() override {
     node_a_.stop();
     node_b_.stop();
-    std::filesystem::remove_all(dir_);
   }
 
   std::string endpointA() const { return "unix:" + node_a_.socket().string(); }
@@ -212,7 +214,7 @@ class FaultsServiceTest : public ::testing::Test {
     return copy.string();
   }
 
-  std::filesystem::path dir_;
+  TempDir dir_{"faults", TempDir::Access::kShared};
   DaemonProcess node_a_, node_b_;
   std::unique_ptr<v1::FaultsService::Stub> a_, b_;
 };
@@ -593,7 +595,7 @@ bool waitForLog(const DaemonProcess& daemon, const std::string& text, size_t occ
 // The rule file: checked at start (the daemon does not start on an error),
 // reloaded on SIGHUP, and a reload with an error keeps the rules in force.
 TEST(FaultRulesFile, IsCheckedAtStartAndReloadedOnSigHup) {
-  auto dir = makeSharedTempDir("fault-rules");
+  TempDir dir("fault-rules", TempDir::Access::kShared);
   const auto rules = dir / "rules.conf";
   writeText(rules, "set window 2x\nrule node_down when heartbeat_lost confirm unreachable\n");
   ProcessResult refused = runProgram({daemonPath(), "--emulate", "--state-dir", (dir / "refused").string(), "--socket",
@@ -621,7 +623,6 @@ TEST(FaultRulesFile, IsCheckedAtStartAndReloadedOnSigHup) {
   ::kill(daemon.pid(), SIGHUP);
   EXPECT_TRUE(waitForLog(daemon, "SIGHUP: reloaded 2 fault rules from " + rules.string())) << daemon.lastError();
   EXPECT_EQ(daemon.stop(), 0);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -15,7 +15,12 @@
 #include "nodekeeper/v1/node.grpc.pb.h"
 #include "protos/health.grpc.pb.h"
 #include "protos/reflection.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/daemon_fixture.h"
+#include "testlib/daemon_process.h"
+#include "testlib/files.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 
 namespace nk::test {
 namespace {
@@ -25,17 +30,12 @@ using namespace std::chrono_literals;
 
 constexpr uid_t kNobody = 65534;
 
-class NodeDaemonTest : public ::testing::Test {
+class NodeDaemonTest : public DaemonFixture {
  protected:
+  NodeDaemonTest() : DaemonFixture("it") {}
   void SetUp() override {
-    dir_ = makeSharedTempDir("it");
-    ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
-    channel_ = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
+    DaemonFixture::SetUp();
     node_ = v1::NodeService::NewStub(channel_);
-  }
-  void TearDown() override {
-    daemon_.stop();
-    std::filesystem::remove_all(dir_);
   }
 
   ProcessResult cli(std::vector<std::string> args, std::optional<uid_t> as = std::nullopt) {
@@ -83,9 +83,6 @@ class NodeDaemonTest : public ::testing::Test {
     return all;
   }
 
-  std::filesystem::path dir_;
-  DaemonProcess daemon_;
-  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::NodeService::Stub> node_;
 };
 
@@ -258,7 +255,7 @@ TEST_F(NodeDaemonTest, ControlsRestoredAfterKillAndRestart) {
   EXPECT_EQ(readTrimmed(policyFile(0, "scaling_max_freq")), "1800000");
   EXPECT_EQ(readTrimmed(policyFile(6, "scaling_governor")), "performance");
 
-  ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
+  ASSERT_TRUE(daemon_.start(dir_.path())) << daemon_.lastError();
   for (int p = 0; p < 4; ++p) EXPECT_EQ(readTrimmed(policyFile(p, "scaling_max_freq")), "2600000");
   EXPECT_EQ(readTrimmed(policyFile(6, "scaling_governor")), "ondemand");
   EXPECT_EQ(readTrimmed(rapl1 / "constraint_0_power_limit_uw"), original_limit);
@@ -369,7 +366,7 @@ class RaplAgreementTest : public ::testing::TestWithParam<uint64_t> {};
 // average powers.
 TEST_P(RaplAgreementTest, RaplPowerAgreesWithPhysicsModel) {
   uint64_t range_uj = GetParam();
-  auto dir = makeSharedTempDir("rapl");
+  TempDir dir("rapl", TempDir::Access::kShared);
   std::string profile;
   if (range_uj != 0) {
     std::string text = readFile(std::string(std::getenv("NK_PROFILES_DIR")) + "/xeon-e5-2630.toml");
@@ -381,7 +378,7 @@ TEST_P(RaplAgreementTest, RaplPowerAgreesWithPhysicsModel) {
     std::ofstream(profile) << text;
   }
   DaemonProcess daemon;
-  ASSERT_TRUE(daemon.start(dir, {}, profile)) << daemon.lastError();
+  ASSERT_TRUE(daemon.start(dir.path(), {}, profile)) << daemon.lastError();
   auto channel = grpc::CreateChannel("unix:" + daemon.socket().string(), grpc::InsecureChannelCredentials());
   auto node = v1::NodeService::NewStub(channel);
 
@@ -438,7 +435,6 @@ TEST_P(RaplAgreementTest, RaplPowerAgreesWithPhysicsModel) {
   }
   if (range_uj != 0) EXPECT_GE(wraps_seen, 1u) << "the counter should have wrapped (range " << range_uj << " uJ)";
   daemon.stop();
-  std::filesystem::remove_all(dir);
 }
 
 // 0: the profile's real range; 30 J: the counter wraps every few tenths of a second.
@@ -448,9 +444,9 @@ INSTANTIATE_TEST_SUITE_P(Ranges, RaplAgreementTest, ::testing::Values(uint64_t{0
 // intel_pstate in active mode has no userspace governor and no frequency
 // table: a speed becomes min = max, any frequency in range is accepted.
 TEST(IntelPstateNode, SpeedPinsLimitsAndUserspaceIsRefused) {
-  auto dir = makeSharedTempDir("pstate");
+  TempDir dir("pstate", TempDir::Access::kShared);
   DaemonProcess daemon;
-  ASSERT_TRUE(daemon.start(dir, {}, "intel-pstate-laptop")) << daemon.lastError();
+  ASSERT_TRUE(daemon.start(dir.path(), {}, "intel-pstate-laptop")) << daemon.lastError();
   auto cli = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {cliPath(), "--socket", daemon.socket().string()});
     return runProgram(args);
@@ -471,12 +467,11 @@ TEST(IntelPstateNode, SpeedPinsLimitsAndUserspaceIsRefused) {
   EXPECT_EQ(nlohmann::json::parse(status.out)["cores"].size(), 4u);
   EXPECT_EQ(daemon.stop(), 0);
   EXPECT_NE(readTrimmed(policy0 / "scaling_min_freq"), "2050000");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(NodeDaemonStartup, BadFlagsConfigAndProfileAreClearErrors) {
-  auto dir = makeSharedTempDir("bad");
-  auto unknown = runProgram({daemonPath(), "--emulate", "--state-dir", dir.string(), "--frobnicate"});
+  TempDir dir("bad", TempDir::Access::kShared);
+  auto unknown = runProgram({daemonPath(), "--emulate", "--state-dir", dir.path().string(), "--frobnicate"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("--frobnicate"), std::string::npos) << unknown.err;
 
@@ -487,29 +482,27 @@ TEST(NodeDaemonStartup, BadFlagsConfigAndProfileAreClearErrors) {
 
   std::ofstream(dir / "profile.toml") << "name = \"x\"\n[topology]\npackages = -2\n";
   auto profile = runProgram({daemonPath(), "--emulate", (dir / "profile.toml").string(), "--state-dir",
-                             dir.string(), "--socket", (dir / "s.sock").string(), "--config", "/dev/null"});
+                             dir.path().string(), "--socket", (dir / "s.sock").string(), "--config", "/dev/null"});
   EXPECT_EQ(profile.exit_code, 1);
   EXPECT_NE(profile.err.find("profile.toml"), std::string::npos) << profile.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "s.sock"));
 
-  auto no_profile = runProgram({daemonPath(), "--emulate", "no-such-machine", "--state-dir", dir.string(),
+  auto no_profile = runProgram({daemonPath(), "--emulate", "no-such-machine", "--state-dir", dir.path().string(),
                                 "--config", "/dev/null"});
   EXPECT_EQ(no_profile.exit_code, 1);
   EXPECT_NE(no_profile.err.find("no-such-machine"), std::string::npos) << no_profile.err;
-  std::filesystem::remove_all(dir);
 }
 
 TEST(NodeDaemonStartup, SecondDaemonOnSameSocketIsRefused) {
-  auto dir = makeSharedTempDir("two");
+  TempDir dir("two", TempDir::Access::kShared);
   DaemonProcess first;
-  ASSERT_TRUE(first.start(dir)) << first.lastError();
+  ASSERT_TRUE(first.start(dir.path())) << first.lastError();
   auto second = runProgram({daemonPath(), "--emulate", "--state-dir", (dir / "other").string(), "--socket",
                             first.socket().string(), "--config", "/dev/null"});
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_NE(second.err.find("already serving"), std::string::npos) << second.err;
   EXPECT_TRUE(std::filesystem::exists(first.socket()));
   first.stop();
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -20,7 +20,11 @@
 #include <vector>
 
 #include "nodekeeper/v1/faults.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
@@ -37,14 +41,12 @@ class PmpiAgentTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (envOr("NK_MPI_CHECK").empty() || envOr("NK_PMPI_LIB").empty()) GTEST_SKIP() << "no MPI programs built";
-    dir_ = makeSharedTempDir("pmpi");
     ASSERT_TRUE(node_a_.start(dir_ / "a")) << node_a_.lastError();
     ASSERT_TRUE(node_b_.start(dir_ / "b")) << node_b_.lastError();
   }
   void TearDown() override {
     node_a_.stop();
     node_b_.stop();
-    std::filesystem::remove_all(dir_);
   }
 
   // mpirun's MPMD form: ranks 0-1 on node a, 2-3 on node b.
@@ -102,7 +104,7 @@ class PmpiAgentTest : public ::testing::Test {
   // response timeout a rank on node a reports.
   std::optional<v1::Symptom> firstTimeoutWithRankThreeStopped(const std::string& mode, int64_t* stopped_ns);
 
-  std::filesystem::path dir_;
+  TempDir dir_{"pmpi", TempDir::Access::kShared};
   DaemonProcess node_a_, node_b_;
   int deadline_ms_ = 1000;  // NODEKEEPER_PMPI_DEADLINE_MS of the next mpirun()
 };

@@ -12,15 +12,8 @@ namespace v1 = nodekeeper::v1;
 namespace nk::test {
 
 void TaskDaemonFixture::SetUp() {
-  dir_ = makeSharedTempDir(tag_);
-  ASSERT_TRUE(daemon_.start(dir_)) << daemon_.lastError();
-  auto channel = grpc::CreateChannel("unix:" + daemon_.socket().string(), grpc::InsecureChannelCredentials());
-  tasks_ = v1::TasksService::NewStub(channel);
-}
-
-void TaskDaemonFixture::TearDown() {
-  daemon_.stop();
-  std::filesystem::remove_all(dir_);
+  DaemonFixture::SetUp();
+  tasks_ = v1::TasksService::NewStub(channel_);
 }
 
 std::vector<v1::Session> TaskDaemonFixture::sessions() {

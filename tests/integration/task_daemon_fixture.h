@@ -10,30 +10,24 @@
 
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 #include "taskgraph/task_graph.h"
-#include "test_process.h"
+#include "testlib/daemon_fixture.h"
 
 namespace nk::test {
 
 // A real nodekeeperd for task-event tests, a TasksService stub to it, and
 // the graph its one recording holds, rebuilt from the file as a frontend
 // without the daemon would.
-class TaskDaemonFixture : public ::testing::Test {
+class TaskDaemonFixture : public DaemonFixture {
  protected:
-  explicit TaskDaemonFixture(std::string tag) : tag_(std::move(tag)) {}
+  explicit TaskDaemonFixture(std::string tag) : DaemonFixture(std::move(tag)) {}
   void SetUp() override;
-  void TearDown() override;
 
   std::vector<nodekeeper::v1::Session> sessions();
   std::vector<std::filesystem::path> recordings();
   // Expects exactly one recording, every frame whole and valid.
   TaskGraph graphFromRecording(uint64_t* frames = nullptr);
 
-  std::filesystem::path dir_;
-  DaemonProcess daemon_;
   std::unique_ptr<nodekeeper::v1::TasksService::Stub> tasks_;
-
- private:
-  std::string tag_;
 };
 
 }  // namespace nk::test

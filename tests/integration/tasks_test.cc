@@ -28,7 +28,10 @@
 #include "taskgraph/recording_reader.h"
 #include "taskgraph/task_graph.h"
 #include "task_daemon_fixture.h"
-#include "test_process.h"
+#include "testlib/background_program.h"
+#include "testlib/files.h"
+#include "testlib/run_program.h"
+#include "testlib/test_env.h"
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;

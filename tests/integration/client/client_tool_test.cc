@@ -17,7 +17,9 @@
 #include <thread>
 
 #include "nodekeeper/v1/apps.grpc.pb.h"
-#include "test_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
 
 namespace nk::test {
 namespace {
@@ -85,12 +87,10 @@ struct Program {
 class ClientToolTest : public ::testing::TestWithParam<Program> {
  protected:
   void SetUp() override {
-    dir_ = makeSharedTempDir("client");
     socket_ = (dir_ / "nk.sock").string();
   }
   void TearDown() override {
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + 1s);
-    std::filesystem::remove_all(dir_);
   }
 
   // Serves `service` on the socket.
@@ -119,7 +119,7 @@ class ClientToolTest : public ::testing::TestWithParam<Program> {
     return out;
   }
 
-  std::filesystem::path dir_;
+  TempDir dir_{"client", TempDir::Access::kShared};
   std::string socket_;
   std::unique_ptr<grpc::Server> server_;
 };

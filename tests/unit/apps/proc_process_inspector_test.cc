@@ -1,4 +1,5 @@
 #include "apps/proc_process_inspector.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,12 +14,6 @@ namespace fs = std::filesystem;
 
 class ProcProcessInspectorTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/nk-proc-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    root_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(root_); }
 
   // A process whose comm holds spaces and a parenthesis, as the kernel allows.
   void addProcess(pid_t pid, char state, uint64_t start, std::initializer_list<pid_t> tids) {
@@ -29,12 +24,12 @@ class ProcProcessInspectorTest : public ::testing::Test {
     for (pid_t tid : tids) fs::create_directories(root_ / std::to_string(pid) / "task" / std::to_string(tid));
   }
 
-  fs::path root_;
+  test::TempDir root_{"proc"};
 };
 
 TEST_F(ProcProcessInspectorTest, ReadsStartTimeAfterTheCommField) {
   addProcess(42, 'S', 123456, {42, 43});
-  ProcProcessInspector inspector(root_);
+  ProcProcessInspector inspector(root_.path());
   EXPECT_EQ(inspector.startTime(42), std::optional<uint64_t>(123456));
   EXPECT_FALSE(inspector.startTime(41));
   EXPECT_FALSE(inspector.startTime(0));
@@ -43,13 +38,13 @@ TEST_F(ProcProcessInspectorTest, ReadsStartTimeAfterTheCommField) {
 
 TEST_F(ProcProcessInspectorTest, ZombiesAreDead) {
   addProcess(50, 'Z', 77, {50});
-  EXPECT_FALSE(ProcProcessInspector(root_).startTime(50));
+  EXPECT_FALSE(ProcProcessInspector(root_.path()).startTime(50));
 }
 
 TEST_F(ProcProcessInspectorTest, ThreadsAreThoseUnderTask) {
   addProcess(42, 'R', 1, {42, 43});
   addProcess(60, 'R', 1, {60, 61});
-  ProcProcessInspector inspector(root_);
+  ProcProcessInspector inspector(root_.path());
   EXPECT_TRUE(inspector.hasThread(42, 42));
   EXPECT_TRUE(inspector.hasThread(42, 43));
   EXPECT_FALSE(inspector.hasThread(42, 61));

@@ -17,6 +17,7 @@
 #include "cli/command_runner.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "nodekeeper/v1/node.grpc.pb.h"
+#include "testlib/temp_dir.h"
 
 namespace nk::cli {
 namespace {
@@ -113,8 +114,6 @@ class FakeNodeService final : public pb::NodeService::Service {
 class AppsCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("nk-cli-apps-test." + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
     socket_ = (dir_ / "nk.sock").string();
     grpc::ServerBuilder builder;
     builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
@@ -126,7 +125,6 @@ class AppsCommandsTest : public ::testing::Test {
 
   void TearDown() override {
     server_->Shutdown(std::chrono::system_clock::now() + 1s);
-    std::filesystem::remove_all(dir_);
   }
 
   int run(std::vector<std::string> args) {
@@ -142,7 +140,7 @@ class AppsCommandsTest : public ::testing::Test {
     return runner.run(*invocation);
   }
 
-  std::filesystem::path dir_;
+  test::TempDir dir_{"cli-apps-test"};
   std::string socket_;
   FakeAppsService apps_service_;
   FakeNodeService node_service_;

@@ -18,6 +18,7 @@
 
 #include "cli/command_line.h"
 #include "nodekeeper/v1/node.grpc.pb.h"
+#include "testlib/temp_dir.h"
 
 namespace nk::cli {
 namespace {
@@ -104,8 +105,6 @@ class FakeNodeService final : public pb::NodeService::Service {
 class CommandRunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("nk-cli-test." + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
     socket_ = (dir_ / "nk.sock").string();
     grpc::ServerBuilder builder;
     builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
@@ -116,7 +115,6 @@ class CommandRunnerTest : public ::testing::Test {
 
   void TearDown() override {
     server_->Shutdown(std::chrono::system_clock::now() + 1s);
-    std::filesystem::remove_all(dir_);
   }
 
   // Runs `nodekeeper --socket <fake> ARGS...`, returning the exit code.
@@ -133,7 +131,7 @@ class CommandRunnerTest : public ::testing::Test {
     return runner.run(*invocation);
   }
 
-  std::filesystem::path dir_;
+  test::TempDir dir_{"cli-test"};
   std::string socket_;
   FakeNodeService service_;
   std::unique_ptr<grpc::Server> server_;

@@ -19,6 +19,7 @@
 #include "cli/command_line.h"
 #include "cli/command_runner.h"
 #include "nodekeeper/v1/faults.grpc.pb.h"
+#include "testlib/temp_dir.h"
 
 namespace nk::cli {
 namespace {
@@ -109,8 +110,6 @@ class OldFaultsService final : public pb::FaultsService::Service {};
 class FaultsCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("nk-cli-faults-test." + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
     socket_ = (dir_ / "nk.sock").string();
     old_socket_ = (dir_ / "old.sock").string();
     grpc::ServerBuilder builder;
@@ -130,7 +129,6 @@ class FaultsCommandsTest : public ::testing::Test {
   void TearDown() override {
     server_->Shutdown(std::chrono::system_clock::now() + 1s);
     old_server_->Shutdown(std::chrono::system_clock::now() + 1s);
-    std::filesystem::remove_all(dir_);
   }
 
   int run(std::vector<std::string> args, const std::string& socket = "") {
@@ -146,7 +144,7 @@ class FaultsCommandsTest : public ::testing::Test {
     return runner.run(*invocation);
   }
 
-  std::filesystem::path dir_;
+  test::TempDir dir_{"cli-faults-test"};
   std::string socket_;
   std::string old_socket_;
   FakeFaultsService service_;

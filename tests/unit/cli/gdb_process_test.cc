@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "cli/ptrace_access.h"
+#include "testlib/temp_dir.h"
 
 #ifndef NK_GDB_TARGET_HELPER
 #error "NK_GDB_TARGET_HELPER must name the debuggee helper executable"
@@ -152,27 +153,12 @@ class Debuggee {
   bool ready_ = false;
 };
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "nk-gdb-XXXXXX").string();
-    if (mkdtemp(templ.data())) path_ = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path script(const std::string& name, const std::string& text) const {
-    auto file = path_ / name;
-    std::ofstream(file) << text;
-    fs::permissions(file, fs::perms(0755));
-    return file;
-  }
-
- private:
-  fs::path path_;
-};
+// An executable file `name` in `dir` holding `text`.
+fs::path script(const test::TempDir& dir, const std::string& name, const std::string& text) {
+  fs::path file = dir.writeFile(name, text);
+  fs::permissions(file, fs::perms(0755));
+  return file;
+}
 
 class GdbProcessTest : public ::testing::Test {
  protected:
@@ -225,10 +211,10 @@ TEST_F(GdbProcessTest, RejectsBadOptions) {
 }
 
 TEST_F(GdbProcessTest, ExecFailureComesBackThroughThePipe) {
-  TempDir dir;
+  test::TempDir dir("gdb");
   // Executable bits but no format the kernel knows: execve fails ENOEXEC
   // in the child, after the check in the parent passed.
-  auto fake = dir.script("gdb", "this is not a program\n");
+  auto fake = script(dir, "gdb", "this is not a program\n");
   GdbOptions options;
   options.gdb = fake.string();
   options.target = getpid();
@@ -242,9 +228,9 @@ TEST_F(GdbProcessTest, ExecFailureComesBackThroughThePipe) {
 }
 
 TEST_F(GdbProcessTest, ChildIsHeldUntilReleaseAndKeepsItsPid) {
-  TempDir dir;
+  test::TempDir dir("gdb");
   auto out = dir.path() / "pid";
-  auto fake = dir.script("gdb", "#!/bin/sh\necho $$ > '" + out.string() + "'\nexit 7\n");
+  auto fake = script(dir, "gdb", "#!/bin/sh\necho $$ > '" + out.string() + "'\nexit 7\n");
   GdbOptions options;
   options.gdb = fake.string();
   options.target = getpid();
@@ -280,11 +266,11 @@ TEST_F(GdbProcessTest, DestructorEndsAChildNeverReleased) {
 }
 
 TEST_F(GdbProcessTest, TerminalModeIgnoresSigintInTheCallerOnly) {
-  TempDir dir;
+  test::TempDir dir("gdb");
   auto args = dir.path() / "args";
   // Records its arguments, then interrupts itself: it dies of SIGINT only
   // if the child put the default disposition back.
-  auto fake = dir.script("gdb", "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + args.string() + "'\nkill -INT $$\nexit 7\n");
+  auto fake = script(dir, "gdb", "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + args.string() + "'\nkill -INT $$\nexit 7\n");
   struct sigaction mine {}, before {};
   mine.sa_handler = [](int) {};
   sigemptyset(&mine.sa_mask);
@@ -365,7 +351,7 @@ TEST_F(GdbProcessTest, MiModeAsTheAppOwnerAndDestructorDetaches) {
   constexpr uid_t kNobody = 65534;
   // A copy the unprivileged user can surely execute (build dirs may be
   // under a private home).
-  TempDir dir;
+  test::TempDir dir("gdb");
   fs::permissions(dir.path(), fs::perms(0755));
   auto program = dir.path() / "gdb_target_helper";
   fs::copy_file(NK_GDB_TARGET_HELPER, program);

@@ -1,4 +1,5 @@
 #include "cli/ptrace_access.h"
+#include "testlib/temp_dir.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,12 +19,6 @@ namespace fs = std::filesystem;
 // A fake procfs: per-process status files and, when given, Yama's scope.
 class FakeProc : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string templ = (fs::temp_directory_path() / "nk-ptrace-XXXXXX").string();
-    ASSERT_NE(mkdtemp(templ.data()), nullptr);
-    root_ = templ;
-  }
-  void TearDown() override { fs::remove_all(root_); }
 
   void write(const fs::path& relative, const std::string& text) {
     fs::create_directories((root_ / relative).parent_path());
@@ -38,11 +33,11 @@ class FakeProc : public ::testing::Test {
                                                "\nGid:\t" + gids + "\nCapEff:\t0000000000000000\n");
   }
   PtraceDecision check(const PtraceTracer& tracer, pid_t target, bool can_name = false) {
-    return PtraceAccess(root_).check(tracer, target, can_name);
+    return PtraceAccess(root_.path()).check(tracer, target, can_name);
   }
   static bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-  fs::path root_;
+  test::TempDir root_{"ptrace"};
   PtraceTracer user_{1000, 100, false, 4000};
   PtraceTracer root_tracer_{0, 0, true, 4000};
 };
@@ -55,7 +50,7 @@ TEST_F(FakeProc, NoYamaSameUserIsAllowed) {
   EXPECT_TRUE(d.explanation.empty());
   EXPECT_TRUE(d.mayAttach());
   EXPECT_TRUE(d.toStatus().ok());
-  auto scope = PtraceAccess(root_).yamaScope();
+  auto scope = PtraceAccess(root_.path()).yamaScope();
   ASSERT_TRUE(scope.ok());
   EXPECT_FALSE(scope->has_value());
 }
@@ -200,7 +195,7 @@ TEST_F(FakeProc, UnknownScopeIsRefused) {
 TEST_F(FakeProc, UnreadableScopeIsRefusedAndSaysWhy) {
   scope("strict");
   process(300, "1000\t1000\t1000\t1000");
-  auto scope_or = PtraceAccess(root_).yamaScope();
+  auto scope_or = PtraceAccess(root_.path()).yamaScope();
   ASSERT_FALSE(scope_or.ok());
   EXPECT_TRUE(has(scope_or.error().message, "strict"));
   auto d = check(root_tracer_, 300);
@@ -210,7 +205,7 @@ TEST_F(FakeProc, UnreadableScopeIsRefusedAndSaysWhy) {
 
 TEST_F(FakeProc, ScopeWithoutNewlineParses) {
   write("sys/kernel/yama/ptrace_scope", "2");
-  auto scope_or = PtraceAccess(root_).yamaScope();
+  auto scope_or = PtraceAccess(root_.path()).yamaScope();
   ASSERT_TRUE(scope_or.ok());
   EXPECT_EQ(*scope_or, 2);
 }
@@ -248,7 +243,7 @@ TEST_F(FakeProc, StatusWithoutUidIsRefused) {
 
 TEST_F(FakeProc, CurrentProcessReadsCapEffBit19) {
   write("self/status", "Name:\tnk\nCapEff:\t0000000000080000\n");
-  auto tracer = PtraceAccess(root_).currentProcess();
+  auto tracer = PtraceAccess(root_.path()).currentProcess();
   ASSERT_TRUE(tracer.ok()) << tracer.error().message;
   EXPECT_TRUE(tracer->cap_sys_ptrace);
   EXPECT_EQ(tracer->uid, getuid());
@@ -256,19 +251,19 @@ TEST_F(FakeProc, CurrentProcessReadsCapEffBit19) {
   EXPECT_EQ(tracer->pid, getpid());
 
   write("self/status", "Name:\tnk\nCapEff:\t000001fffff7ffff\n");  // all but bit 19
-  tracer = PtraceAccess(root_).currentProcess();
+  tracer = PtraceAccess(root_.path()).currentProcess();
   ASSERT_TRUE(tracer.ok());
   EXPECT_FALSE(tracer->cap_sys_ptrace);
 }
 
 TEST_F(FakeProc, CurrentProcessErrors) {
-  EXPECT_FALSE(PtraceAccess(root_).currentProcess().ok());  // no self/status
+  EXPECT_FALSE(PtraceAccess(root_.path()).currentProcess().ok());  // no self/status
   write("self/status", "Name:\tnk\n");
-  auto no_line = PtraceAccess(root_).currentProcess();
+  auto no_line = PtraceAccess(root_.path()).currentProcess();
   ASSERT_FALSE(no_line.ok());
   EXPECT_TRUE(has(no_line.error().message, "CapEff"));
   write("self/status", "Name:\tnk\nCapEff:\tzz\n");
-  EXPECT_FALSE(PtraceAccess(root_).currentProcess().ok());
+  EXPECT_FALSE(PtraceAccess(root_.path()).currentProcess().ok());
 }
 
 // Against the real /proc: whatever this machine's Yama says, a process may

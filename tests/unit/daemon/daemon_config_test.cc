@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "daemon_options.h"
+#include "testlib/temp_dir.h"
 
 namespace nk {
 namespace {
@@ -159,19 +160,11 @@ TEST(DaemonConfig, EnergyIntervalsFromFileAndFlags) {
 // A config file for one test, removed with it.
 class TempConfig {
  public:
-  explicit TempConfig(const std::string& text) {
-    path_ = std::filesystem::path(::testing::TempDir()) /
-            ("nk-daemon-config-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".toml");
-    std::ofstream(path_) << text;
-  }
-  ~TempConfig() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
+  explicit TempConfig(const std::string& text) : path_(dir_.writeFile("config.toml", text)) {}
   std::string path() const { return path_.string(); }
 
  private:
-  static inline int counter_ = 0;
+  test::TempDir dir_{"daemon-config"};
   std::filesystem::path path_;
 };
 

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 
-#include "temp_dir.h"
+#include "testlib/files.h"
+#include "testlib/temp_dir.h"
+#include "testlib/wait_for.h"
 #include "test_profiles.h"
 
 namespace nk {

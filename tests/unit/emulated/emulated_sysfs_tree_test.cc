@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
-#include "temp_dir.h"
+#include "testlib/files.h"
+#include "testlib/temp_dir.h"
 #include "test_profiles.h"
 
 namespace nk {

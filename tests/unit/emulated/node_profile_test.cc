@@ -3,9 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
-#include "temp_dir.h"
+#include "testlib/temp_dir.h"
 
 namespace nk {
 namespace {

@@ -1,4 +1,5 @@
 #include "faults/proc_process_state_reader.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -18,12 +19,6 @@ using namespace std::chrono_literals;
 
 class ProcProcessStateReaderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/nk-procstate-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    root_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(root_); }
 
   // A comm with spaces and a parenthesis, as the kernel allows.
   void addProcess(pid_t pid, char state, uint64_t start) {
@@ -33,12 +28,12 @@ class ProcProcessStateReaderTest : public ::testing::Test {
         << " 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 3 0 " << start << " 1000000 200 18446744073709551615\n";
   }
 
-  fs::path root_;
+  test::TempDir root_{"procstate"};
 };
 
 TEST_F(ProcProcessStateReaderTest, ReadsTheStateLetterAndStartTimeAfterTheComm) {
   addProcess(42, 'S', 123456);
-  ProcProcessStateReader reader(root_);
+  ProcProcessStateReader reader(root_.path());
   auto status = reader.read(42);
   ASSERT_TRUE(status);
   EXPECT_EQ(status->state, ProcessState::kSleeping);
@@ -63,7 +58,7 @@ TEST_F(ProcProcessStateReaderTest, MapsEveryStateLetter) {
 
 TEST_F(ProcProcessStateReaderTest, AnotherStartTimeMeansThePidWasReused) {
   addProcess(42, 'R', 500);
-  ProcProcessStateReader reader(root_);
+  ProcProcessStateReader reader(root_.path());
   EXPECT_EQ(reader.stateOf(42, 500), ProcessState::kRunning);
   EXPECT_EQ(reader.stateOf(42, 0), ProcessState::kRunning);
   EXPECT_EQ(reader.stateOf(42, 499), ProcessState::kGone);

@@ -1,4 +1,5 @@
 #include "faults/rule_file_parser.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -37,26 +38,6 @@ std::string readFile(const std::string& path) {
   return text.str();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "nk-rules-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name, std::string_view text) const {
-    std::string path = (path_ / name).string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // --- the shipped rule base ---
 
@@ -443,8 +424,8 @@ TEST(RuleFileParserErrors, FileLargerThan1MiB) {
 // --- load ---
 
 TEST(RuleFileParserLoad, LoadsAFileAndNamesItAsTheSource) {
-  TempDir dir;
-  std::string path = dir.file("rules.conf", "set probe_attempts 5\n" + std::string(kOneRule));
+  test::TempDir dir("rules");
+  std::string path = dir.writeFile("rules.conf", "set probe_attempts 5\n" + std::string(kOneRule));
   auto loaded = RuleFileParser::load(path);
   ASSERT_TRUE(loaded) << loaded.error().message;
   EXPECT_EQ(loaded->source, path);
@@ -452,8 +433,8 @@ TEST(RuleFileParserLoad, LoadsAFileAndNamesItAsTheSource) {
 }
 
 TEST(RuleFileParserLoad, ErrorsNameThePath) {
-  TempDir dir;
-  std::string path = dir.file("bad.conf", std::string(kOneRule) + "set window soon\n");
+  test::TempDir dir("rules");
+  std::string path = dir.writeFile("bad.conf", std::string(kOneRule) + "set window soon\n");
   auto loaded = RuleFileParser::load(path);
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.error().code, ErrorCode::kInvalidArgument);
@@ -461,7 +442,7 @@ TEST(RuleFileParserLoad, ErrorsNameThePath) {
 }
 
 TEST(RuleFileParserLoad, MissingFile) {
-  TempDir dir;
+  test::TempDir dir("rules");
   std::string path = (dir.path() / "absent.conf").string();
   auto loaded = RuleFileParser::load(path);
   ASSERT_FALSE(loaded);
@@ -471,8 +452,8 @@ TEST(RuleFileParserLoad, MissingFile) {
 
 TEST(RuleFileParserLoad, UnreadableFile) {
   if (geteuid() == 0) GTEST_SKIP() << "root reads any file";
-  TempDir dir;
-  std::string path = dir.file("secret.conf", kOneRule);
+  test::TempDir dir("rules");
+  std::string path = dir.writeFile("secret.conf", kOneRule);
   ASSERT_EQ(chmod(path.c_str(), 0), 0);
   auto loaded = RuleFileParser::load(path);
   ASSERT_FALSE(loaded);
@@ -481,7 +462,7 @@ TEST(RuleFileParserLoad, UnreadableFile) {
 }
 
 TEST(RuleFileParserLoad, DirectoryAndFifoAreRefused) {
-  TempDir dir;
+  test::TempDir dir("rules");
   auto loaded = RuleFileParser::load(dir.path().string());
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.error().message, dir.path().string() + ": not a regular file, so not a fault rule file");
@@ -495,8 +476,8 @@ TEST(RuleFileParserLoad, DirectoryAndFifoAreRefused) {
 }
 
 TEST(RuleFileParserLoad, FileLargerThan1MiBIsRefused) {
-  TempDir dir;
-  std::string path = dir.file("huge.conf", std::string(kOneRule) + std::string(3u << 20, '\n'));
+  test::TempDir dir("rules");
+  std::string path = dir.writeFile("huge.conf", std::string(kOneRule) + std::string(3u << 20, '\n'));
   auto loaded = RuleFileParser::load(path);
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.error().code, ErrorCode::kInvalidArgument);

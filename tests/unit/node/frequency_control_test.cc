@@ -6,6 +6,7 @@
 
 #include "fake_platform.h"
 #include "node/saved_controls.h"
+#include "testlib/temp_dir.h"
 
 namespace nk {
 namespace {
@@ -13,17 +14,12 @@ namespace {
 class FrequencyControlTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("nk-freq-" + std::to_string(::getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     auto saved = SavedControls::open(dir_ / "saved.json");
     ASSERT_TRUE(saved.ok());
     saved_ = std::make_unique<SavedControls>(std::move(*saved));
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::filesystem::path dir_;
+  test::TempDir dir_{"freq"};
   std::unique_ptr<SavedControls> saved_;
 };
 

@@ -3,18 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "fake_platform.h"
+#include "testlib/temp_dir.h"
 
 namespace nk {
 namespace {
 
-std::filesystem::path tempFile(const char* name) {
-  auto path = std::filesystem::temp_directory_path() / (std::string("nk-cap-") + name + std::to_string(::getpid()));
-  std::filesystem::remove(path);
-  return path;
-}
-
 TEST(PowerCapControl, SetsAndRestores) {
-  auto file = tempFile("a");
+  test::TempDir dir("cap");
+  auto file = dir / "saved-a.json";
   auto saved = SavedControls::open(file);
   ASSERT_TRUE(saved.ok());
   test::FakePowerMeter meter(2);
@@ -31,7 +27,8 @@ TEST(PowerCapControl, SetsAndRestores) {
 }
 
 TEST(PowerCapControl, RejectsBadInput) {
-  auto file = tempFile("b");
+  test::TempDir dir("cap");
+  auto file = dir / "saved-b.json";
   auto saved = SavedControls::open(file);
   ASSERT_TRUE(saved.ok());
   test::FakePowerMeter meter(2);
@@ -45,7 +42,8 @@ TEST(PowerCapControl, RejectsBadInput) {
 }
 
 TEST(PowerCapControl, FailureHalfwayRollsBack) {
-  auto file = tempFile("c");
+  test::TempDir dir("cap");
+  auto file = dir / "saved-c.json";
   auto saved = SavedControls::open(file);
   ASSERT_TRUE(saved.ok());
   test::FakePowerMeter meter(2);

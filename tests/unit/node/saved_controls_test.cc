@@ -1,4 +1,5 @@
 #include "node/saved_controls.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -23,12 +24,12 @@ TEST(SavedControls, RejectsGarbage) {
 }
 
 TEST(SavedControls, CorruptFileIsAnErrorNamingIt) {
-  auto path = std::filesystem::temp_directory_path() / ("nk-saved-" + std::to_string(::getpid()) + ".json");
+  test::TempDir dir("saved");
+  auto path = dir / "saved.json";
   std::ofstream(path) << "{ not json";
   auto opened = SavedControls::open(path);
   ASSERT_FALSE(opened.ok());
   EXPECT_NE(opened.error().message.find(path.string()), std::string::npos);
-  std::filesystem::remove(path);
 }
 
 TEST(SavedControls, KeysSplit) {

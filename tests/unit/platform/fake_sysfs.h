@@ -11,30 +11,20 @@
 
 #include <gtest/gtest.h>
 
+#include "testlib/temp_dir.h"
+
 namespace nk::test {
 
 // A throw-away directory tree standing in for / (sys, proc), removed with
 // the object. Failures to build it are test failures, not silent skips.
 class FakeSysfs {
  public:
-  FakeSysfs() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "nk-fake-sysfs-XXXXXX").string();
-    char* made = ::mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr) << "mkdtemp " << pattern;
-    root_ = pattern;
-    // mkdtemp makes it 0700; an unprivileged child (runUnprivileged) must
-    // get as far as the file whose permissions are under test.
-    ::chmod(root_.c_str(), 0755);
-  }
-  ~FakeSysfs() {
-    std::error_code ec;
-    std::filesystem::remove_all(root_, ec);
-  }
+  FakeSysfs() = default;
   FakeSysfs(const FakeSysfs&) = delete;
   FakeSysfs& operator=(const FakeSysfs&) = delete;
 
-  const std::filesystem::path& root() const { return root_; }
-  std::filesystem::path path(const std::string& relative) const { return root_ / relative; }
+  const std::filesystem::path& root() const { return dir_.path(); }
+  std::filesystem::path path(const std::string& relative) const { return dir_ / relative; }
 
   // Creates the parent directories; overwrites an existing file.
   void write(const std::string& relative, const std::string& content) const {
@@ -65,7 +55,9 @@ class FakeSysfs {
   }
 
  private:
-  std::filesystem::path root_;
+  // Shared (0755): an unprivileged child (runUnprivileged) must get as far
+  // as the file whose permissions are under test.
+  TempDir dir_{"fake-sysfs", TempDir::Access::kShared};
 };
 
 // Root reads files of any mode, so permission checks run in a child (inside

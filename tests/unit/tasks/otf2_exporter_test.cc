@@ -1,4 +1,5 @@
 #include "taskgraph/otf2_exporter.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -133,28 +134,21 @@ bool hasAttribute(const Event& e, const std::string& name, const std::string& va
 
 class Otf2ExporterTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("nk-otf2-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    ASSERT_TRUE(fs::create_directories(dir_));
-  }
+  // A test makes the directory read-only; TempDir could not empty it then.
   void TearDown() override {
     std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, ec);
-    fs::remove_all(dir_, ec);
+    fs::permissions(dir_.path(), fs::perms::owner_all, ec);
   }
 
   Command print(const std::string& name) { return run("otf2-print " + quotedPath(dir_ / (name + ".otf2"))); }
 
-  fs::path dir_;
+  test::TempDir dir_{"otf2-test"};
 };
 
 TEST_F(Otf2ExporterTest, OtfPrintReadsNestedRunsRegionsAndDependences) {
   TaskGraph g = nestedGraph();
   std::string error;
-  ASSERT_TRUE(Otf2Exporter::write(g, dir_, "trace", &error)) << error;
+  ASSERT_TRUE(Otf2Exporter::write(g, dir_.path(), "trace", &error)) << error;
   EXPECT_TRUE(error.empty()) << error;
   EXPECT_TRUE(fs::is_regular_file(dir_ / "trace.otf2"));
   EXPECT_TRUE(fs::is_directory(dir_ / "trace"));
@@ -238,11 +232,11 @@ TEST_F(Otf2ExporterTest, OtfPrintReadsNestedRunsRegionsAndDependences) {
 TEST_F(Otf2ExporterTest, RefusesAnExistingArchiveAndLeavesItIntact) {
   TaskGraph g = nestedGraph();
   std::string error;
-  ASSERT_TRUE(Otf2Exporter::write(g, dir_, "trace", &error)) << error;
+  ASSERT_TRUE(Otf2Exporter::write(g, dir_.path(), "trace", &error)) << error;
   std::string before = print("trace").output;
 
   TaskGraph other;
-  EXPECT_FALSE(Otf2Exporter::write(other, dir_, "trace", &error));
+  EXPECT_FALSE(Otf2Exporter::write(other, dir_.path(), "trace", &error));
   EXPECT_NE(error.find((dir_ / "trace.otf2").string()), std::string::npos) << error;
   EXPECT_NE(error.find("already exists"), std::string::npos) << error;
   EXPECT_EQ(print("trace").output, before);
@@ -250,7 +244,7 @@ TEST_F(Otf2ExporterTest, RefusesAnExistingArchiveAndLeavesItIntact) {
   // A stray event folder alone is enough to refuse: it would be mixed in.
   fs::create_directory(dir_ / "stray");
   error.clear();
-  EXPECT_FALSE(Otf2Exporter::write(g, dir_, "stray", &error));
+  EXPECT_FALSE(Otf2Exporter::write(g, dir_.path(), "stray", &error));
   EXPECT_NE(error.find((dir_ / "stray").string() + " already exists"), std::string::npos) << error;
   EXPECT_FALSE(fs::exists(dir_ / "stray.otf2"));
 }
@@ -274,9 +268,9 @@ TEST_F(Otf2ExporterTest, MissingOrNonDirectoryPathIsNamedInTheError) {
   EXPECT_NE(error.find(below_file.string()), std::string::npos) << error;
 
   error.clear();
-  EXPECT_FALSE(Otf2Exporter::write(g, dir_, "a/b", &error));
+  EXPECT_FALSE(Otf2Exporter::write(g, dir_.path(), "a/b", &error));
   EXPECT_NE(error.find("a/b"), std::string::npos) << error;
-  EXPECT_FALSE(Otf2Exporter::write(g, dir_, "", nullptr));
+  EXPECT_FALSE(Otf2Exporter::write(g, dir_.path(), "", nullptr));
 }
 
 TEST_F(Otf2ExporterTest, UnwritableDirectoryIsNamedInTheError) {
@@ -300,10 +294,10 @@ TEST_F(Otf2ExporterTest, GraphWithoutRunsIsRefusedAndWritesNothing) {
   e.function = "queued";
   g.apply(e);
   std::string error;
-  EXPECT_FALSE(Otf2Exporter::write(g, dir_, "empty", &error));
+  EXPECT_FALSE(Otf2Exporter::write(g, dir_.path(), "empty", &error));
   EXPECT_NE(error.find((dir_ / "empty.otf2").string()), std::string::npos) << error;
   EXPECT_NE(error.find("no task"), std::string::npos) << error;
-  EXPECT_TRUE(fs::is_empty(dir_));
+  EXPECT_TRUE(fs::is_empty(dir_.path()));
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "taskgraph/recording_format.h"
 #include "taskgraph/recording_reader.h"
 #include "taskgraph/recording_writer.h"
+#include "testlib/temp_dir.h"
 
 namespace nk {
 namespace {
@@ -48,13 +49,7 @@ uint32_t referenceCrc32c(std::span<const std::byte> data) {
 
 class RecordingTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "nk_recording_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    file_ = dir_ / "session.nkrec";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { file_ = dir_ / "session.nkrec"; }
 
   // Writes frames of the given sizes; returns the offset of each frame.
   std::vector<uint64_t> writeFrames(const std::vector<size_t>& sizes) {
@@ -118,7 +113,7 @@ class RecordingTest : public ::testing::Test {
 
   static std::string at(uint64_t offset) { return "at byte offset " + std::to_string(offset) + ":"; }
 
-  fs::path dir_;
+  test::TempDir dir_{"recording-test"};
   fs::path file_;
 };
 
@@ -371,7 +366,7 @@ TEST_F(RecordingTest, CreateLeavesNothingBehindWhenItFails) {
     ASSERT_TRUE(RecordingWriter::create(file_).error().code == ErrorCode::kFailedPrecondition);
   }
   size_t entries = 0;
-  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++entries;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_.path())) ++entries;
   EXPECT_EQ(entries, 1u);
   EXPECT_EQ(fs::file_size(file_), kRecordingFileHeaderSize);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "taskgraph/recording_reader.h"
+#include "testlib/temp_dir.h"
 
 namespace nk {
 namespace {
@@ -16,12 +17,6 @@ namespace fs = std::filesystem;
 
 class SessionRegistryTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "nk_sessions_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static std::vector<GraphEvent> twoTasks(uint64_t first) {
     GraphEvent a, b, edge;
@@ -36,7 +31,7 @@ class SessionRegistryTest : public ::testing::Test {
     return {a, b, edge};
   }
 
-  fs::path dir_;
+  test::TempDir dir_{"sessions-test"};
 };
 
 TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGraph) {
