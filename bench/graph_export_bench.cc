@@ -16,6 +16,7 @@
 #include "taskgraph/graph_exporter.h"
 #include "taskgraph/otf2_exporter.h"
 #include "taskgraph/task_graph.h"
+#include "testlib/temp_dir.h"
 
 int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
@@ -52,7 +53,9 @@ int main(int argc, char** argv) {
   }
   double build_s = seconds(t0);
 
-  auto path = std::filesystem::temp_directory_path();
+  // A directory of this run's own: two runs at once must not clear each other's archive.
+  const nk::test::TempDir scratch("graph-export-bench");
+  const std::filesystem::path& path = scratch.path();
   auto perfetto = path / "nk-graph-export-bench.json";
   auto dot = path / "nk-graph-export-bench.dot";
   t0 = Clock::now();
@@ -67,19 +70,15 @@ int main(int argc, char** argv) {
     nk::GraphExporter::dot(graph, out);
   }
   double dot_s = seconds(t0);
-  // The exporter refuses an existing archive: clear a previous run's.
   const std::string otf2_name = "nk-graph-export-bench";
   const std::filesystem::path otf2_parts[] = {path / (otf2_name + ".otf2"), path / (otf2_name + ".def"),
                                               path / otf2_name};
-  for (const auto& part : otf2_parts) std::filesystem::remove_all(part);
   t0 = Clock::now();
   std::string otf2_error;
   bool otf2_ok = nk::Otf2Exporter::write(graph, path, otf2_name, &otf2_error);
   double otf2_s = seconds(t0);
   if (!otf2_ok) {
     std::fprintf(stderr, "%s\n", otf2_error.c_str());
-    std::filesystem::remove(perfetto);
-    std::filesystem::remove(dot);
     return 1;
   }
   uintmax_t otf2_bytes = 0;
@@ -95,9 +94,6 @@ int main(int argc, char** argv) {
   auto perfetto_mb = std::filesystem::file_size(perfetto) / 1e6;
   auto dot_mb = std::filesystem::file_size(dot) / 1e6;
   auto otf2_mb = static_cast<double>(otf2_bytes) / 1e6;
-  std::filesystem::remove(perfetto);
-  std::filesystem::remove(dot);
-  for (const auto& part : otf2_parts) std::filesystem::remove_all(part);
 
   std::printf("graph of %llu tasks, %zu edges (4M events applied)\n", static_cast<unsigned long long>(n),
               graph.edges().size());

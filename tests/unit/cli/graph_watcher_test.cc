@@ -1,4 +1,5 @@
 #include "cli/graph_watcher.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -48,17 +49,8 @@ std::string readFile(const fs::path& path) {
 
 class GraphWatcherTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "nk-graph-watcher-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  fs::path dir_;
+  nk::test::TempDir tmp_{"graph-watcher"};
+  const fs::path dir_ = tmp_.path();
   std::ostringstream out_, err_;
 };
 

@@ -1,4 +1,5 @@
 #include "common/proc_stat.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -37,19 +38,13 @@ TEST(ProcStatCommandLineTest, AProcessThatDoesNotExistHasNone) {
 
 class ProcStatFakeRootTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "nk_proc_stat_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
   void writeCmdline(pid_t pid, const std::string& bytes) {
     fs::create_directories(root_ / std::to_string(pid));
     std::ofstream(root_ / std::to_string(pid) / "cmdline", std::ios::binary) << bytes;
   }
 
-  fs::path root_;
+  nk::test::TempDir tmp_{"proc-stat"};
+  const fs::path root_ = tmp_.path();
 };
 
 TEST_F(ProcStatFakeRootTest, ArgumentsAreJoinedBySpacesWithoutTheTrailingNul) {

@@ -1,4 +1,5 @@
 #include "faults/message_log_probe.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -102,24 +103,6 @@ TEST(MessageLogProbeRegionTest, ARegionThatIsNoMessageLogAddsNothing) {
   EXPECT_EQ(findings.pending, 0u);
 }
 
-// A directory of its own, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "nk-log-probe-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
 class MessageLogProbeTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -145,7 +128,7 @@ class MessageLogProbeTest : public ::testing::Test {
 
   FakeProcessStateReader processes_;
   JobRegistry jobs_{processes_};
-  TempDir dir_;
+  nk::test::TempDir dir_{"log-probe"};
   MessageLogProbe probe_{jobs_, dir_.path()};
 };
 

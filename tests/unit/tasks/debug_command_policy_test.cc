@@ -1,4 +1,5 @@
 #include "tasks/debug_command_policy.h"
+#include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -39,9 +40,7 @@ GraphEvent moved(uint64_t task, GraphEvent::Type type) {
 class DebugCommandPolicyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "nk_debug_policy_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = tmp_.path();
     fs::create_directories(dir_ / "proc");
     registry_.emplace(dir_ / "recordings");
     hub_.emplace(30s, DebugCommandPolicy::taskCounts(*registry_));
@@ -73,7 +72,6 @@ class DebugCommandPolicyTest : public ::testing::Test {
     policy_.reset();
     hub_.reset();
     registry_.reset();
-    fs::remove_all(dir_);
   }
 
   // A process of the fake procfs, owned by whoever runs the test.
@@ -143,6 +141,7 @@ class DebugCommandPolicyTest : public ::testing::Test {
     return c;
   }
 
+  nk::test::TempDir tmp_{"debug-policy"};
   fs::path dir_;
   uid_t owner_ = ::geteuid() + 1000;  // never the uid of a fake process's directory
   std::optional<SessionRegistry> registry_;
