@@ -105,7 +105,7 @@ TEST_F(TasksTest, FibonacciTasksAreAllRecordedAndRun) {
   for (const auto& f : functions) EXPECT_EQ(f.rfind("fib_task+0x", 0), 0u) << f;
 }
 
-// The seed's Figure 2: two chains of ten, every edge and address exact.
+// Temanejo's Figure 2: two chains of ten, every edge and address exact.
 TEST_F(TasksTest, SeedFigureTwoGraphHasEveryEdgeAndAddress) {
   ProcessResult run = runProgram({"figure2"});
   ASSERT_EQ(run.exit_code, 0) << run.err;

@@ -1,6 +1,6 @@
 // OpenMP task programs whose graphs the task-events test checks exactly.
 //   omp_tasks fib N      tasks for fib(N) down to fib(2); prints tasks=<count>
-//   omp_tasks figure2    the seed's Figure 2: two independent chains of ten
+//   omp_tasks figure2    Temanejo's Figure 2: two independent chains of ten
 //                        tasks (depend(inout) on one variable each); prints
 //                        the two addresses
 //   omp_tasks steady N US  N tasks that each spin for US microseconds;

@@ -70,7 +70,7 @@ TEST(DependenceTracker, OneAddressTwiceInOneTask) {
   EXPECT_EQ(declare(t, 3, {{x, K::kOut}}), (std::vector<Edge>{{2, 3, x}}));
 }
 
-// The seed's Figure 2 shape: a chain per subtree, two subtrees independent.
+// Temanejo's Figure 2 shape: a chain per subtree, two subtrees independent.
 TEST(DependenceTracker, TwoIndependentChains) {
   DependenceTracker t;
   std::vector<Edge> all;

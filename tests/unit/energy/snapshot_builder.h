@@ -9,7 +9,7 @@
 
 namespace nk::test {
 
-// The seed's Xeon E5-2630: 1.2 to 2.6 GHz in 0.1 GHz steps (15 entries).
+// Shafik et al.'s Xeon E5-2630: 1.2 to 2.6 GHz in 0.1 GHz steps (15 entries).
 inline std::vector<uint64_t> xeonTable() {
   std::vector<uint64_t> t;
   for (uint64_t f = 1200000; f <= 2600000; f += 100000)

@@ -21,7 +21,7 @@ uint32_t dAfterDct(uint32_t d, uint32_t c, double power, double budget, uint32_t
                    double band_pct = 5.0) {
   PolicyConfig config;
   config.thermal.dct_band_pct = band_pct;
-  config.thermal.dct_proportional_cut = band_pct > 0.0;  // band 0: the seed's rule throughout
+  config.thermal.dct_proportional_cut = band_pct > 0.0;  // band 0: the paper's rule throughout
   ThermalAwarePolicy p(config);
   EnergySnapshot s = node(cores);
   s.apps.push_back(app("a", budget, c, d, power));
@@ -39,7 +39,7 @@ TEST(ThermalAwarePolicy, DctUpDownAndBounds) {
   EXPECT_EQ(dAfterDct(16, 4, 20.0, 30.0), 4u); // D > C from outside is clamped
   EXPECT_EQ(dAfterDct(4, 12, 20.0, 30.0, 4), 4u);  // C is also bounded by the cores
   // The dead band: D grows only below B (1 - max(5 %, 50 % / D)); at D = 4
-  // that is 12.5 % below. The seed's rule (band 0) adds a thread for any P
+  // that is 12.5 % below. The paper's rule (band 0) adds a thread for any P
   // below the budget.
   EXPECT_EQ(dAfterDct(4, 6, 29.0, 30.0), 4u);
   EXPECT_EQ(dAfterDct(4, 6, 27.0, 30.0), 4u);
@@ -70,7 +70,7 @@ uint32_t dWidthFirst(uint64_t cur_khz, double power, bool width_first) {
 
 TEST(ThermalAwarePolicy, WidthFirstGrowsAtTheBudgetWhileClocksHaveRoom) {
   // At the budget with clocks near 2.6 GHz: 4/5 of them (2.08 GHz) is still
-  // above the floor, so one more thread; the seed's rule holds D.
+  // above the floor, so one more thread; the paper's rule holds D.
   EXPECT_EQ(dWidthFirst(2600000, 30.0, true), 5u);
   EXPECT_EQ(dWidthFirst(2600000, 30.0, false), 4u);
   // Clocks at 1.4 GHz: 4/5 of them (1.12 GHz) would be below the floor.
@@ -78,7 +78,7 @@ TEST(ThermalAwarePolicy, WidthFirstGrowsAtTheBudgetWhileClocksHaveRoom) {
 }
 
 TEST(ThermalAwarePolicy, WidthFirstCutsOnlyWhenTheClocksAreAtTheBottom) {
-  // 10% over with clocks high: eq. 8 lowers them; the seed's rule cuts.
+  // 10% over with clocks high: eq. 8 lowers them; the paper's rule cuts.
   EXPECT_EQ(dWidthFirst(2600000, 33.0, true), 4u);
   EXPECT_EQ(dWidthFirst(2600000, 33.0, false), 3u);
   // 10% over at the lowest clock: nothing left but fewer threads.
@@ -293,7 +293,7 @@ TEST(ThermalAwarePolicy, IlcReachesBudgetInNSteps) {
     plant.applied.assign(12, 2600000);
     plant.measure(s);
     EXPECT_NEAR(s.apps[0].power_w, 41.6, 1e-9);
-    // Eq. 8's step shrinks with K1: ten steps at the seed-like K1 = 8, as
+    // Eq. 8's step shrinks with K1: ten steps at the paper-like K1 = 8, as
     // many more as the default K1 is larger.
     const int steps = static_cast<int>(std::ceil(10.0 * PolicyConfig{}.thermal.k1 / 8.0));
     for (int t = 0; t < steps; ++t) {

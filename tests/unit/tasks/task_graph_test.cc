@@ -35,7 +35,7 @@ GraphEvent state(T type, uint64_t task, int64_t ts, int32_t thread = -1) {
 }
 uint64_t count(const TaskGraph& g, TaskState s) { return g.countsByState()[static_cast<size_t>(s)]; }
 
-// The seed's Figure 2: two independent subtrees of ten tasks each.
+// Temanejo's Figure 2: two independent subtrees of ten tasks each.
 TEST(TaskGraph, SeedFigureTwoGraph) {
   TaskGraph g;
   g.apply(created(1, 0, "main"));
