@@ -47,7 +47,7 @@ TEST(ThermalAwarePolicy, DctUpDownAndBounds) {
   EXPECT_EQ(dAfterDct(10, 12, 28.4, 30.0, 12), 11u);  // D = 10: the 5 % floor
   EXPECT_EQ(dAfterDct(10, 12, 28.6, 30.0, 12), 10u);
   EXPECT_EQ(dAfterDct(4, 6, 29.0, 30.0, 8, 0.0), 5u);
-  // Over the budget: ceil(D (P - B) / P) threads (one when barely over); the seed's
+  // Over the budget: ceil(D (P - B) / P) threads (one when barely over); the paper's
   // rule takes one.
   EXPECT_EQ(dAfterDct(4, 6, 30.3, 30.0), 3u);
   EXPECT_EQ(dAfterDct(12, 12, 116.0, 50.0, 12), 5u);  // 12 * 66 / 116 = 6.8 -> 7 fewer
