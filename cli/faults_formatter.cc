@@ -1,5 +1,6 @@
 #include "cli/faults_formatter.h"
 
+#include <string.h>
 #include <time.h>
 
 #include <cstdio>
@@ -143,6 +144,27 @@ std::string FaultsFormatter::ageText(int64_t then_ns, int64_t now_ns) {
   return buffer;
 }
 
+namespace {
+
+// "cancelled (SIGINT)" for a job its ranks' daemon found cancelled; "" else.
+std::string jobEnding(const pb::Job& job) {
+  const int signal = job.cancelled_by_signal();
+  if (signal == 0) return "";
+  const char* abbreviation = sigabbrev_np(signal);
+  return "cancelled (" + (abbreviation ? "SIG" + std::string(abbreviation) : "signal " + std::to_string(signal)) +
+         ")";
+}
+
+// A rank's process state, or how its job ended once the process is gone.
+std::string rankState(const pb::Job& job, const pb::JobRank& rank) {
+  if (rank.process_state().empty()) return "-";
+  const bool ended = rank.process_state() == "gone" || rank.process_state() == "zombie";
+  if (ended && job.cancelled_by_signal() != 0) return jobEnding(job);
+  return rank.process_state();
+}
+
+}  // namespace
+
 std::string FaultsFormatter::jobsText(const pb::JobList& jobs, int64_t now_ns) {
   if (jobs.jobs().empty()) return "No MPI jobs (their ranks register through the PMPI agent).\n";
   Table table({{"JOB", Table::Align::kLeft},
@@ -166,7 +188,7 @@ std::string FaultsFormatter::jobsText(const pb::JobList& jobs, int64_t now_ns) {
     for (const auto& rank : job.ranks()) {
       std::vector<std::string> row = on_first ? first : std::vector<std::string>{"", "", "", ""};
       row.insert(row.end(), {std::to_string(rank.rank()), rank.node(), std::to_string(rank.pid()),
-                             rank.process_state().empty() ? "-" : rank.process_state(),
+                             rankState(job, rank),
                              ageText(rank.last_report_ns(), now_ns)});
       table.addRow(std::move(row));
       on_first = false;
@@ -191,6 +213,8 @@ std::string FaultsFormatter::jobsJson(const pb::JobList& jobs) {
     list.push_back({{"job_id", job.job_id()},
                     {"uid", job.uid()},
                     {"size", job.size()},
+                    {"ending", jobEnding(job)},
+                    {"cancelled_by_signal", job.cancelled_by_signal()},
                     {"nodes", nodes},
                     {"ranks", ranks}});
   }

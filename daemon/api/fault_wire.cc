@@ -80,6 +80,7 @@ void FaultWire::toProto(const StatusFindings& s, v1::StatusProbeResponse* out) {
     rank->set_rank(r.rank);
     rank->set_process_state(std::string(processStateName(r.state)));
     rank->set_finalized(r.finalized);
+    rank->set_ending_signal(r.ending_signal);
     rank->set_report_age_ms(r.report_age ? r.report_age->count() : -1);
     rank->set_current_operation(r.current_operation);
   }
@@ -97,6 +98,7 @@ StatusFindings FaultWire::fromProto(const v1::StatusProbeResponse& in) {
     rank.rank = r.rank();
     rank.state = processStateFromName(r.process_state());
     rank.finalized = r.finalized();
+    rank.ending_signal = r.ending_signal();
     if (r.report_age_ms() >= 0) rank.report_age = std::chrono::milliseconds(r.report_age_ms());
     rank.current_operation = r.current_operation();
     s.ranks.push_back(std::move(rank));

@@ -119,6 +119,7 @@ grpc::Status FaultsServiceImpl::ReportProgress(grpc::ServerContext* context, con
     u.current_operation = request->current_operation();
     u.now_ns = wallClockNs();
     u.finalized = request->finalized();
+    u.ending_signal = request->ending_signal();
     return u;
   };
   Status recorded = jobs_.recordProgress(update(), peer->pid);
@@ -155,6 +156,7 @@ grpc::Status FaultsServiceImpl::ListJobs(grpc::ServerContext* context, const v1:
     out->set_job_id(job.job_id);
     out->set_size(job.size);
     out->set_uid(job.uid);
+    out->set_cancelled_by_signal(job.cancelled_by_signal);
     for (const JobNodeRecord& n : job.nodes) {
       v1::JobNode* node = out->add_nodes();
       node->set_node(n.node);

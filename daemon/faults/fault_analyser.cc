@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "faults/process_state_reader.h"
+#include "faults/rank_ending.h"
 
 namespace nk {
 
@@ -211,8 +212,10 @@ class GroupProbe {
     return result;
   }
 
+  // A rank that ended by a cancelling signal was cancelled, not lost.
   static bool gone(const RankStatus& r) {
-    return (r.state == ProcessState::kGone || r.state == ProcessState::kZombie) && !r.finalized;
+    return (r.state == ProcessState::kGone || r.state == ProcessState::kZombie) && !r.finalized &&
+           !RankEnding::isCancellation(r.ending_signal);
   }
   bool stalled(const RankStatus& r) const {
     return (r.state == ProcessState::kRunning || r.state == ProcessState::kSleeping) && !r.finalized && r.report_age &&

@@ -5,6 +5,7 @@
 
 #include "base/clock.h"
 #include "faults/job_registry.h"
+#include "faults/rank_ending.h"
 
 namespace nk {
 
@@ -193,6 +194,7 @@ std::vector<RankStatus> FaultTreeCoordinator::rankStatuses(const std::string& jo
     int64_t since = rank.last_report_ns > 0 ? rank.last_report_ns : rank.registered_ns;
     if (since > 0) status.report_age = std::chrono::milliseconds(std::max<int64_t>(0, now_ns - since) / 1000000);
     status.current_operation = rank.current_operation;
+    status.ending_signal = rank.ending_signal;
     out.push_back(std::move(status));
   }
   return out;
@@ -227,6 +229,10 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     LocalRankWatch::Outcome outcome =
         tree.watch.check(job_id, localiser.uid(), localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
     for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), now_ns);
+    if (outcome.cancelled && jobs_.markCancelled(job_id, outcome.cancelled->signal) && options_.log_info)
+      options_.log_info("job " + job_id + ": cancelled (" + RankEnding::signalName(outcome.cancelled->signal) +
+                        "): rank " + std::to_string(outcome.cancelled->rank) + " on " + localiser.self() +
+                        " ended by it; not a fault");
     // The job is over here when its ranks finalized, or when none is left
     // (they died: said above as rank_exited). Staying would have this node
     // blamed again for a job that no longer runs on it.

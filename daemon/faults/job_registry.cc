@@ -198,6 +198,7 @@ Status JobRegistry::recordProgress(ProgressUpdate update, std::optional<pid_t> c
   rank->second.current_operation = std::move(update.current_operation);
   rank->second.last_report_ns = update.now_ns;
   rank->second.finalized = rank->second.finalized || update.finalized;
+  rank->second.ending_signal = update.ending_signal;
   it->second.record.last_activity_ns = update.now_ns;
   return {};
 }
@@ -219,6 +220,14 @@ Status JobRegistry::checkCaller(std::string_view job_id, std::optional<uint32_t>
     if (record.pid == caller_pid) return {};
   return permissionDenied("pid " + std::to_string(caller_pid) + " registered no rank of job " + singleQuoted(job_id) +
                           " at this daemon; only the job's ranks (or an admin) may do this");
+}
+
+bool JobRegistry::markCancelled(std::string_view job_id, int signal) {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || it->second.record.cancelled_by_signal != 0) return false;
+  it->second.record.cancelled_by_signal = signal;
+  return true;
 }
 
 JobRecord JobRegistry::snapshot(const Job& job) {

@@ -41,6 +41,7 @@ struct RankRecord {
   int64_t registered_ns = 0;   // CLOCK_REALTIME, this daemon's
   int64_t last_report_ns = 0;  // of its last progress report; 0 before the first
   bool finalized = false;      // its last report came from MPI_Finalize
+  int ending_signal = 0;       // its last report's (see RankEnding)
 };
 
 struct JobRecord {
@@ -51,6 +52,9 @@ struct JobRecord {
   std::vector<RankRecord> ranks;     // registered here, by rank
   int64_t created_ns = 0;
   int64_t last_activity_ns = 0;
+  // Its ranks here were ended by this signal (SIGINT, SIGTERM, SIGHUP):
+  // cancelled, not faulty. 0 when not.
+  int cancelled_by_signal = 0;
 };
 
 struct RankRegistration {
@@ -71,6 +75,7 @@ struct ProgressUpdate {
   std::string current_operation;
   int64_t now_ns = 0;
   bool finalized = false;
+  int ending_signal = 0;
 };
 
 // The MPI jobs whose ranks registered at this daemon: each job's size and
@@ -100,6 +105,9 @@ class JobRegistry {
   // OK when `caller_pid` registered `rank` of the job, or with no rank given,
   // any of its ranks here.
   Status checkCaller(std::string_view job_id, std::optional<uint32_t> rank, pid_t caller_pid) const;
+
+  // The job ended here as cancelled, by `signal`: true the first time.
+  bool markCancelled(std::string_view job_id, int signal);
 
   std::optional<JobRecord> job(std::string_view job_id) const;
   std::vector<JobRecord> list(std::optional<uid_t> only_uid = std::nullopt) const;

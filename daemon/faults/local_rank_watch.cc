@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "faults/rank_ending.h"
+
 namespace nk {
 
 namespace {
@@ -26,10 +28,30 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
                                               double max_temperature_c, int64_t now_ns) {
   Outcome out;
   out.all_finalized = !ranks.empty();
+  auto endedUnfinalized = [](const RankStatus& rank) {
+    return !rank.finalized && (rank.state == ProcessState::kGone || rank.state == ProcessState::kZombie);
+  };
+  // Crashes first: a crash and a cancellation seen in one check are a crash
+  // and the job torn down after it.
+  if (!cancelled_)
+    for (const RankStatus& rank : ranks)
+      if (endedUnfinalized(rank) && !RankEnding::isCancellation(rank.ending_signal)) crashed_ = true;
+  if (!cancelled_ && !crashed_)
+    for (const RankStatus& rank : ranks)
+      if (endedUnfinalized(rank) && RankEnding::isCancellation(rank.ending_signal)) {
+        cancelled_ = Cancellation{rank.ending_signal, rank.rank};
+        out.cancelled = cancelled_;
+        break;
+      }
   for (const RankStatus& rank : ranks) {
     Raised& raised = raised_[rank.rank];
     if (!rank.finalized) out.all_finalized = false;
     const bool ended = rank.state == ProcessState::kGone || rank.state == ProcessState::kZombie;
+    // A cancelled job's ranks end, stop or go quiet as it goes away.
+    if (cancelled_) {
+      raised.exited = raised.exited || ended;
+      continue;
+    }
     if (ended && !rank.finalized && !raised.exited) {
       raised.exited = true;
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kRankExited, now_ns);

@@ -27,6 +27,8 @@ struct RankStatus {
   bool finalized = false;  // it called MPI_Finalize
   std::optional<std::chrono::milliseconds> report_age;  // since its agent's last report
   std::string current_operation;
+  // The signal its agent said it is ending by (0: none); see RankEnding.
+  int ending_signal = 0;
 };
 
 struct StatusFindings {

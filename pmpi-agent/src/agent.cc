@@ -1,6 +1,8 @@
 #include "agent.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -47,6 +49,31 @@ const char* getenvC(const char* name) { return std::getenv(name); }
 // that is absent answers at once (no socket), one that is stuck costs this.
 constexpr std::chrono::milliseconds kPeerInfoTimeout{300};
 
+// How long a rank ended by SIGINT, SIGTERM or SIGHUP waits for its daemon
+// to take the news before the signal does what it would have done: a
+// daemon that answers does so in milliseconds; one that is stuck costs a
+// Ctrl-C this much, never more.
+constexpr std::chrono::milliseconds kEndingReportDeadline{1000};
+
+// The agent's threads (and gRPC's, made by them) leave SIGINT, SIGTERM and
+// SIGHUP to the program's threads: a handler that ran on the link's thread
+// would wait for its own report. Restores the caller's mask when done.
+class EndingSignalsBlocked {
+ public:
+  EndingSignalsBlocked() {
+    sigset_t ours;
+    sigemptyset(&ours);
+    for (int signal : EndingSignals::kSignals) sigaddset(&ours, signal);
+    pthread_sigmask(SIG_BLOCK, &ours, &before_);
+  }
+  ~EndingSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+  EndingSignalsBlocked(const EndingSignalsBlocked&) = delete;
+  EndingSignalsBlocked& operator=(const EndingSignalsBlocked&) = delete;
+
+ private:
+  sigset_t before_;
+};
+
 // What every rank tells every other at MPI_Init, in one PMPI_Allgather.
 struct NodeRecord {
   char job[64];
@@ -76,6 +103,7 @@ Agent::Agent(Key, AgentOptions options)
                                           std::chrono::minutes(10), 10.0}) {}
 
 Agent::~Agent() {
+  ending_.reset();
   stopWatchdog();  // a program that exits without MPI_Finalize
   if (log_region_) ::munmap(log_region_, log_size_);
   if (!log_path_.empty()) ::unlink(log_path_.c_str());
@@ -93,6 +121,8 @@ void Agent::initialized() {
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint32_t>(i);
   agent->comms_.add(handleOf(MPI_COMM_WORLD), "world", std::move(all));
 
+  // Until the end of MPI_Init: the threads made here inherit the mask.
+  EndingSignalsBlocked blocked;
   std::string socket = agent->options_.socket_path;
   std::error_code ec;
   if (!socket.empty() && socket[0] != '/') socket = std::filesystem::absolute(socket, ec).string();
@@ -135,6 +165,10 @@ void Agent::initialized() {
                        agent->options_.node, endpoint, mine.pid},
                       std::move(nodes), node_leader);
   agent->watchdog_ = std::thread([raw] { raw->watchdog(); });
+  // The daemon takes a rank that ends by one of these for a cancelled job,
+  // not a crash.
+  agent->ending_ = EndingSignals::install(
+      [raw](int) { raw->link_->reportProgressNow(kEndingReportDeadline); }, kEndingReportDeadline);
   holder() = std::move(agent);
   active_.store(raw, std::memory_order_release);
 }
@@ -142,6 +176,8 @@ void Agent::initialized() {
 void Agent::finalizing() {
   Agent* agent = active_.exchange(nullptr, std::memory_order_acq_rel);
   if (!agent) return;
+  // After MPI_Finalize a signal ends nothing the daemon watches.
+  agent->ending_.reset();
   agent->stopWatchdog();
   if (agent->link_) agent->link_->stop(std::chrono::milliseconds(1000), true);
 }
@@ -449,6 +485,7 @@ ProgressSnapshot Agent::progress() const {
   p.communicators = comms_.progress();
   const char* op = current_operation_.load(std::memory_order_relaxed);
   if (op) p.current_operation = op;
+  p.ending_signal = EndingSignals::ending();
   return p;
 }
 

@@ -21,6 +21,7 @@
 #include "daemon_link.h"
 #include "deadline_policy.h"
 #include "deadline_watch.h"
+#include "ending_signals.h"
 #include "wire/message_log.h"
 #include "request_registry.h"
 
@@ -150,6 +151,8 @@ class Agent {
   size_t log_size_ = 0;
   std::string log_path_;
   std::unique_ptr<DaemonLink> link_;
+  // Set after link_ and reset before it: its reports go through the link.
+  std::unique_ptr<EndingSignals> ending_;
   std::atomic<const char*> current_operation_{nullptr};
   // The watchdog of blocking collectives.
   void watchdog();

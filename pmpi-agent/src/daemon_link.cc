@@ -54,6 +54,15 @@ void DaemonLink::report(SymptomReport symptom) {
   wake_.notify_all();
 }
 
+bool DaemonLink::reportProgressNow(std::chrono::milliseconds deadline) {
+  std::unique_lock lock(mutex_);
+  if (stopping_ || !thread_.joinable()) return false;
+  const uint64_t mine = ++urgent_asked_;
+  wake_.notify_all();
+  if (!urgent_answered_.wait_for(lock, deadline, [&] { return urgent_done_ >= mine; })) return false;
+  return urgent_sent_;
+}
+
 DaemonLink::PeerInfo DaemonLink::peerInfo(const std::string& socket_path, std::chrono::milliseconds timeout) {
   PeerInfo info;
   struct stat st {};
@@ -157,6 +166,8 @@ void DaemonLink::run() {
   auto next_attempt = next_heartbeat;
   while (true) {
     bool stopping = stopping_;
+    const uint64_t urgent = urgent_asked_ > urgent_done_ ? urgent_asked_ : 0;
+    bool urgent_sent = false;
     std::deque<SymptomReport> pending;
     pending.swap(queue_);
     lock.unlock();
@@ -199,7 +210,7 @@ void DaemonLink::run() {
           unsent.push_back(s);
         }
       }
-      if (!failed && (now >= next_heartbeat || stopping)) {
+      if (!failed && (now >= next_heartbeat || stopping || urgent)) {
         ProgressSnapshot snapshot = progress_();
         v1::ProgressReport report;
         report.set_job_id(registration_.job_id);
@@ -211,12 +222,14 @@ void DaemonLink::run() {
         }
         report.set_current_operation(snapshot.current_operation);
         report.set_finalized(stopping && finalized_);
+        report.set_ending_signal(snapshot.ending_signal);
         report.set_timestamp_ns(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count());
         v1::ReportProgressResponse ignored;
         auto context = contextWithDeadline();
         if (!rpc_->stub->ReportProgress(context.get(), report, &ignored).ok()) failed = true;
+        else urgent_sent = urgent != 0;
         next_heartbeat = now + heartbeat_;
       }
       if (failed && !said_lost_) {
@@ -233,6 +246,12 @@ void DaemonLink::run() {
       }
     }
     lock.lock();
+    if (urgent) {
+      // Sent, failed, or no daemon: the one waiting goes on either way.
+      urgent_done_ = urgent;
+      urgent_sent_ = urgent_sent;
+      urgent_answered_.notify_all();
+    }
     while (!unsent.empty()) {
       if (queue_.size() < 1000) queue_.push_front(std::move(unsent.back()));
       else ++dropped_;
@@ -242,9 +261,9 @@ void DaemonLink::run() {
     // Not registered: nothing to do before the next attempt (the heartbeat
     // time has passed unsent; waiting for it would spin).
     if (!registered_)
-      wake_.wait_until(lock, next_attempt, [&] { return stopping_; });
+      wake_.wait_until(lock, next_attempt, [&] { return stopping_ || urgent_asked_ > urgent_done_; });
     else if (queue_.empty())
-      wake_.wait_until(lock, next_heartbeat);
+      wake_.wait_until(lock, next_heartbeat, [&] { return stopping_ || urgent_asked_ > urgent_done_; });
   }
 }
 

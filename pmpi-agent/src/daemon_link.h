@@ -42,6 +42,7 @@ struct SymptomReport {
 struct ProgressSnapshot {
   std::vector<std::pair<std::string, uint64_t>> communicators;
   std::string current_operation;
+  int ending_signal = 0;  // see EndingSignals
 };
 
 // The agent's one background thread: registers the rank (and, on rank 0,
@@ -60,6 +61,10 @@ class DaemonLink {
   void start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes, bool speaks);
   // Queued (at most a thousand waiting; more are counted and dropped).
   void report(SymptomReport symptom);
+  // A progress report now, out of turn (the rank is ending by a signal):
+  // true when the daemon took it within `deadline`. False at once when the
+  // link has no daemon.
+  bool reportProgressNow(std::chrono::milliseconds deadline);
   // Sends what is queued within about `grace`, then ends the thread.
   // `finalized`: the last progress report says the rank called
   // MPI_Finalize, so its daemon takes its end for a normal one.
@@ -97,6 +102,11 @@ class DaemonLink {
   bool registered_ = false;
   bool said_absent_ = false, said_lost_ = false;
   bool speaks_ = true;
+  // reportProgressNow: asked for up to `urgent_asked_`, sent (or given up)
+  // up to `urgent_done_`; `urgent_sent_`: the last one got through.
+  uint64_t urgent_asked_ = 0, urgent_done_ = 0;
+  bool urgent_sent_ = false;
+  std::condition_variable urgent_answered_;
 };
 
 }  // namespace nk::pmpi

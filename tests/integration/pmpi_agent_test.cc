@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
@@ -99,6 +100,62 @@ class PmpiAgentTest : public ::testing::Test {
     EXPECT_TRUE(stub(d)->ListJobs(&context, v1::ListJobsRequest(), &list).ok());
     return {list.jobs().begin(), list.jobs().end()};
   }
+
+  static std::vector<v1::FaultReport> faults(const DaemonProcess& d) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    auto reader = stub(d)->WatchFaults(&context, v1::WatchFaultsRequest());
+    std::vector<v1::FaultReport> out;
+    v1::FaultReport f;
+    while (reader->Read(&f)) out.push_back(f);
+    EXPECT_TRUE(reader->Finish().ok());
+    return out;
+  }
+
+  // The pids of the ranks registered at `d`.
+  static std::vector<pid_t> rankPids(const DaemonProcess& d) {
+    std::vector<pid_t> out;
+    for (const auto& j : jobs(d))
+      for (const auto& r : j.ranks()) out.push_back(r.pid());
+    return out;
+  }
+
+  // A 4-rank job that runs for a minute unless ended: started, its ranks
+  // registered at both daemons, and a few steps in.
+  bool startLongJob(BackgroundProgram& job) {
+    if (!job.start(mpirun({"hang", "600", "100"}), dir_ / "job.out", dir_ / "job.err")) return false;
+    for (int i = 0; i < 300; ++i) {
+      if (rankPids(node_a_).size() == 2 && rankPids(node_b_).size() == 2 &&
+          job.out().find("step 3") != std::string::npos)
+        return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+
+  // The job as the daemon lists it once it said the job was cancelled; -1
+  // when it did not within `patience`.
+  static int cancelledBy(const DaemonProcess& d, std::chrono::milliseconds patience = 20s) {
+    for (auto until = std::chrono::steady_clock::now() + patience; std::chrono::steady_clock::now() < until;) {
+      for (const auto& j : jobs(d))
+        if (j.cancelled_by_signal() != 0) return j.cancelled_by_signal();
+      std::this_thread::sleep_for(50ms);
+    }
+    return -1;
+  }
+
+  // After a cancellation: no fault and no rank_exited symptom at either
+  // daemon, after long enough for a crash to have been localised and
+  // published (several heartbeat periods and a probe round).
+  void expectNoFaultAfterTheCancellation(const std::string& job_err) {
+    std::this_thread::sleep_for(4s);
+    for (const DaemonProcess* d : {&node_a_, &node_b_}) {
+      for (const auto& f : faults(*d)) ADD_FAILURE() << "a fault for a cancelled job: " << f.DebugString() << job_err;
+      for (const auto& s : symptoms(*d))
+        EXPECT_NE(s.kind(), v1::SYMPTOM_KIND_RANK_EXITED) << s.DebugString();
+    }
+  }
+
 
   // Rank 3 stopped while running `mode` ("hang" or "ihang"): the first
   // response timeout a rank on node a reports.
@@ -336,6 +393,66 @@ TEST_F(PmpiAgentTest, RanksRegisterAgainWithADaemonThatRestarted) {
   EXPECT_EQ(listed[0].nodes_size(), 2) << listed[0].DebugString();  // the node list came back too
   EXPECT_EQ(job.wait(120s), 0) << job.out() << job.err();
   EXPECT_NE(job.err().find("registered again with nodekeeperd"), std::string::npos) << job.err();
+}
+
+// Ctrl-C of mpirun (it ends the ranks itself): each daemon lists the job as
+// cancelled, and no crash, hang or node down is raised.
+TEST_F(PmpiAgentTest, SigintToMpirunCancelsTheJobWithoutAFault) {
+  BackgroundProgram job;
+  ASSERT_TRUE(startLongJob(job)) << job.err();
+  ASSERT_EQ(::kill(job.pid(), SIGINT), 0);
+  EXPECT_NE(job.wait(60s), 0);
+  for (const DaemonProcess* d : {&node_a_, &node_b_}) {
+    int signal = cancelledBy(*d);
+    EXPECT_TRUE(signal == SIGINT || signal == SIGTERM || signal == SIGHUP) << signal << d->lastError();
+  }
+  expectNoFaultAfterTheCancellation(job.err());
+}
+
+// scancel's way: SIGTERM to every rank.
+TEST_F(PmpiAgentTest, SigtermToTheRanksCancelsTheJobWithoutAFault) {
+  BackgroundProgram job;
+  ASSERT_TRUE(startLongJob(job)) << job.err();
+  for (const DaemonProcess* d : {&node_a_, &node_b_})
+    for (pid_t pid : rankPids(*d)) EXPECT_EQ(::kill(pid, SIGTERM), 0);
+  EXPECT_NE(job.wait(60s), 0);
+  EXPECT_EQ(cancelledBy(node_a_), SIGTERM) << node_a_.lastError();
+  EXPECT_EQ(cancelledBy(node_b_), SIGTERM) << node_b_.lastError();
+  expectNoFaultAfterTheCancellation(job.err());
+}
+
+// A crash stays a crash: SIGSEGV in rank 3 while the others run is a
+// process_crash naming it, whatever mpirun does to the others after.
+TEST_F(PmpiAgentTest, SigsegvInOneRankIsStillAProcessCrash) {
+  BackgroundProgram job;
+  ASSERT_TRUE(startLongJob(job)) << job.err();
+  pid_t rank3 = -1;
+  for (const auto& j : jobs(node_b_))
+    for (const auto& r : j.ranks())
+      if (r.rank() == 3) rank3 = r.pid();
+  ASSERT_GT(rank3, 0);
+  ASSERT_EQ(::kill(rank3, SIGSEGV), 0);
+  EXPECT_NE(job.wait(60s), 0);
+  // mpirun then ends the other ranks, possibly by SIGKILL (crashes of their
+  // own, as before): the test looks for rank 3's.
+  auto namesRankThree = [](const v1::FaultReport& f) {
+    return f.kind() == v1::FAULT_KIND_PROCESS_CRASH && f.node() == "b" &&
+           std::find(f.ranks().begin(), f.ranks().end(), 3u) != f.ranks().end();
+  };
+  std::optional<v1::FaultReport> crash;
+  std::string seen;
+  for (int i = 0; i < 200 && !crash; ++i) {
+    seen.clear();
+    for (const DaemonProcess* d : {&node_a_, &node_b_})
+      for (const auto& f : faults(*d)) {
+        seen += f.DebugString();
+        if (namesRankThree(f)) crash = f;
+      }
+    if (!crash) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(crash) << seen << node_a_.lastError() << node_b_.lastError();
+  // Node b, where the crash was, does not take the job for cancelled.
+  for (const auto& j : jobs(node_b_)) EXPECT_EQ(j.cancelled_by_signal(), 0) << j.DebugString();
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "cli/faults_formatter.h"
 
 #include <gtest/gtest.h>
+
 #include <stdlib.h>
 #include <time.h>
+
+#include <csignal>
 
 #include <nlohmann/json.hpp>
 
@@ -107,6 +110,20 @@ TEST_F(FaultsFormatterTest, JobsJsonHasEveryField) {
   EXPECT_EQ(job["ranks"][1]["process_state"], "stopped");
   EXPECT_EQ(job["ranks"][0]["last_report_ns"], kThen);
   EXPECT_TRUE(json["jobs"][1]["ranks"].empty());
+}
+
+TEST_F(FaultsFormatterTest, ACancelledJobsEndedRanksShowHowItEnded) {
+  pb::JobList jobs = sampleJobs();
+  pb::Job* job = jobs.mutable_jobs(0);
+  job->set_cancelled_by_signal(SIGINT);
+  job->mutable_ranks(0)->set_process_state("gone");
+  std::string text = FaultsFormatter::jobsText(jobs, kThen + 2 * kSecond + 300000000);
+  EXPECT_NE(text.find("4000  cancelled (SIGINT)"), std::string::npos) << text;
+  EXPECT_NE(text.find("4001  stopped"), std::string::npos) << text;  // still there: its own state
+  auto json = nlohmann::json::parse(FaultsFormatter::jobsJson(jobs));
+  EXPECT_EQ(json["jobs"][0]["ending"], "cancelled (SIGINT)");
+  EXPECT_EQ(json["jobs"][0]["cancelled_by_signal"], SIGINT);
+  EXPECT_EQ(json["jobs"][1]["ending"], "");
 }
 
 TEST_F(FaultsFormatterTest, ASymptomIsOneLine) {

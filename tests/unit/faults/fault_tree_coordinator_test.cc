@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <functional>
 #include <future>
 #include <map>
@@ -491,6 +492,46 @@ TEST_F(FaultTreeCoordinatorTest, FinalizedRankThatIsGoneRaisesNothingAndLeaves) 
   // A leaf that left, with no one heartbeating to it, drops the job's tree.
   EXPECT_EQ(coordinator->jobCount(), 0u);
   EXPECT_EQ(coordinator->selfIn("jobA"), "");
+}
+
+// A rank ended by SIGINT, which its agent said before it ended: the job is
+// cancelled (said once, in the log and in the registry), no symptom goes to
+// the parent and nothing is published; the node leaves the tree.
+TEST_F(FaultTreeCoordinatorTest, ARankEndedBySigintCancelsTheJobWithoutASymptom) {
+  network.addNode("n1");
+  network.addNode("n2");
+  network.addNode("n3");
+  threeNodeJob(1, 101);
+  ProgressUpdate update;
+  update.job_id = "jobA";
+  update.rank = 1;
+  update.current_operation = "MPI_Allreduce";
+  update.now_ns = 0;
+  update.ending_signal = SIGINT;
+  Status status = jobs.recordProgress(std::move(update), std::nullopt);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  processes.remove(101);
+  make();
+  coordinator->jobNodesChanged("jobA");
+  coordinator->start();
+
+  auto left = [&] {
+    for (const auto& h : network.heartbeats())
+      if (h.leaving) return true;
+    return false;
+  };
+  ASSERT_TRUE(waitFor(left));
+  waitTicks(3);
+  EXPECT_TRUE(network.symptoms().empty());
+  EXPECT_EQ(publishedCount(), 0u);
+  EXPECT_EQ(jobs.job("jobA")->cancelled_by_signal, SIGINT);
+  auto lines = logLines();
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) {
+                            return l == "job jobA: cancelled (SIGINT): rank 1 on n2 ended by it; not a fault";
+                          }),
+            1)
+      << ::testing::PrintToString(lines);
 }
 
 // 4 ---------------------------------------------------------------------------

@@ -241,5 +241,24 @@ TEST_F(JobRegistryTest, WhenFullTheOldestEndedJobGoesFirst) {
   EXPECT_EQ(jobs.size(), 2u);
 }
 
+TEST_F(JobRegistryTest, ARanksEndingSignalIsItsLastReportsAndACancellationIsMarkedOnce) {
+  JobRegistry jobs(processes_);
+  ASSERT_TRUE(jobs.registerRank(rank("j", 0, 2, 100)).ok());
+  ProgressUpdate ending = progress("j", 0, 1, 2000);
+  ending.ending_signal = 15;
+  ASSERT_TRUE(jobs.recordProgress(ending, 100).ok());
+  EXPECT_EQ(jobs.job("j")->ranks[0].ending_signal, 15);
+  // Its program's handler returned and it runs on: the next report says 0.
+  ASSERT_TRUE(jobs.recordProgress(progress("j", 0, 2, 3000), 100).ok());
+  EXPECT_EQ(jobs.job("j")->ranks[0].ending_signal, 0);
+
+  EXPECT_EQ(jobs.job("j")->cancelled_by_signal, 0);
+  EXPECT_TRUE(jobs.markCancelled("j", 2));
+  EXPECT_FALSE(jobs.markCancelled("j", 15));  // once: the first signal stays
+  EXPECT_EQ(jobs.job("j")->cancelled_by_signal, 2);
+  EXPECT_EQ(jobs.list()[0].cancelled_by_signal, 2);
+  EXPECT_FALSE(jobs.markCancelled("nope", 2));
+}
+
 }  // namespace
 }  // namespace nk

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <vector>
 
 namespace nk {
@@ -179,6 +180,82 @@ TEST_F(LocalRankWatchTest, ThermalAlarmOncePerEpisode) {
   auto bare = other.check("job1", 1000, "n6", {}, true, 90, now_ns);
   ASSERT_EQ(bare.symptoms.size(), 1u);
   EXPECT_EQ(bare.symptoms[0].suspect_node, "n6");
+}
+
+// Cancelled jobs (Ctrl-C, mpirun aborting, scancel): which endings cancel,
+// said once, and what follows a cancellation or a crash.
+RankStatus endedBy(uint32_t r, int signal, ProcessState state = ProcessState::kGone) {
+  RankStatus s = rank(r, state);
+  s.ending_signal = signal;
+  return s;
+}
+
+TEST_F(LocalRankWatchTest, SigintSigtermAndSighupEndTheJobAsCancelledOnceWithoutASymptom) {
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    LocalRankWatch fresh{2000ms};
+    auto first = fresh.check("job1", 1000, "n5", std::vector<RankStatus>{rank(0), endedBy(1, signal)}, false, 60, kT0);
+    EXPECT_TRUE(first.symptoms.empty()) << signal;
+    ASSERT_TRUE(first.cancelled.has_value()) << signal;
+    EXPECT_EQ(first.cancelled->signal, signal);
+    EXPECT_EQ(first.cancelled->rank, 1u);
+    EXPECT_TRUE(fresh.cancelled());
+    // The other rank's end that follows (mpirun's SIGKILL, or an exit with
+    // no report at all) is the job going away: no symptom, no second event.
+    auto after = fresh.check("job1", 1000, "n5", std::vector<RankStatus>{rank(0, ProcessState::kGone), endedBy(1, signal)},
+                             false, 60, kT0 + 200 * kMs);
+    EXPECT_TRUE(after.symptoms.empty()) << signal;
+    EXPECT_FALSE(after.cancelled.has_value()) << signal;
+  }
+}
+
+TEST_F(LocalRankWatchTest, ARankThatSaidItEndsButRunsOnIsNotCancelledYet) {
+  // Its program's handler may go on (or call MPI_Finalize): only its end counts.
+  auto out = check({rank(0), endedBy(1, SIGTERM, ProcessState::kRunning)});
+  EXPECT_FALSE(out.cancelled.has_value());
+  EXPECT_FALSE(watch.cancelled());
+  EXPECT_TRUE(check({rank(0), rank(1)}).symptoms.empty());
+  // It ran on and later crashed: a crash.
+  auto crash = check({rank(0), rank(1, ProcessState::kGone)});
+  ASSERT_EQ(crash.symptoms.size(), 1u);
+  EXPECT_EQ(crash.symptoms[0].kind, SymptomKind::kRankExited);
+  EXPECT_FALSE(crash.cancelled.has_value());
+}
+
+TEST_F(LocalRankWatchTest, CrashingSignalsAndSigkillStayCrashes) {
+  // SIGSEGV, SIGBUS, SIGABRT, SIGKILL: the agent says nothing of them (0);
+  // a value that is not a cancelling signal is a crash too.
+  for (int signal : {0, SIGSEGV, SIGBUS, SIGABRT, SIGKILL}) {
+    LocalRankWatch fresh{2000ms};
+    auto out = fresh.check("job1", 1000, "n5", std::vector<RankStatus>{rank(0), endedBy(1, signal)}, false, 60, kT0);
+    ASSERT_EQ(out.symptoms.size(), 1u) << signal;
+    EXPECT_EQ(out.symptoms[0].kind, SymptomKind::kRankExited);
+    EXPECT_FALSE(out.cancelled.has_value()) << signal;
+  }
+}
+
+TEST_F(LocalRankWatchTest, RanksTornDownAfterACrashDoNotMakeItACancellation) {
+  auto crash = check({rank(0), rank(1, ProcessState::kGone), rank(2)});
+  ASSERT_EQ(crash.symptoms.size(), 1u);
+  // mpirun ends the rest with SIGTERM: still the crash's job, not cancelled.
+  auto teardown = check({endedBy(0, SIGTERM), rank(1, ProcessState::kGone), endedBy(2, SIGTERM)});
+  EXPECT_FALSE(teardown.cancelled.has_value());
+  EXPECT_FALSE(watch.cancelled());
+}
+
+TEST_F(LocalRankWatchTest, ACrashAndACancellationSeenInOneCheckAreACrash) {
+  auto out = check({endedBy(0, SIGTERM), rank(1, ProcessState::kGone, false, 100ms, "MPI_Recv")});
+  EXPECT_FALSE(out.cancelled.has_value());
+  ASSERT_FALSE(out.symptoms.empty());
+  bool rank1_raised = false;
+  for (const SymptomRecord& s : out.symptoms)
+    if (s.kind == SymptomKind::kRankExited && s.suspect_ranks == std::vector<uint32_t>{1}) rank1_raised = true;
+  EXPECT_TRUE(rank1_raised);
+}
+
+TEST_F(LocalRankWatchTest, ACancelledJobsStoppedOrQuietRanksRaiseNothing) {
+  ASSERT_TRUE(check({endedBy(0, SIGINT), rank(1)}).cancelled.has_value());
+  EXPECT_TRUE(check({endedBy(0, SIGINT), rank(1, ProcessState::kStopped)}).symptoms.empty());
+  EXPECT_TRUE(check({endedBy(0, SIGINT), rank(1, ProcessState::kSleeping, false, 60000ms)}).symptoms.empty());
 }
 
 }  // namespace

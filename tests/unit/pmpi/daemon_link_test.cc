@@ -37,5 +37,17 @@ TEST(DaemonLinkTest, WithoutADaemonTheLinkWaitsInsteadOfSpinning) {
   EXPECT_EQ(progress_calls, 0);  // no heartbeats without a registration
 }
 
+// A rank ending by a signal asks for a report out of turn; with no daemon
+// the answer is "not sent" at once (the handler then goes on), not after
+// the deadline.
+TEST(DaemonLinkTest, AnOutOfTurnReportWithoutADaemonIsNotSent) {
+  DaemonLink link("/nonexistent/nodekeeperd.sock", std::chrono::milliseconds(100000), [] { return ProgressSnapshot{}; });
+  EXPECT_FALSE(link.reportProgressNow(std::chrono::milliseconds(100)));  // not started: nothing to ask
+  link.start(RankRegistration{"job", 0, 1, "node", "unix:/nonexistent", 1}, {}, false);
+  EXPECT_FALSE(link.reportProgressNow(std::chrono::seconds(600)));  // would hang the test if it waited
+  link.stop(std::chrono::milliseconds(100));
+  EXPECT_FALSE(link.reportProgressNow(std::chrono::milliseconds(100)));
+}
+
 }  // namespace
 }  // namespace nk::pmpi
