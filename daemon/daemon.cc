@@ -337,6 +337,7 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   NodeController* node = node_.get();
   tree.node_state = [node] { return nodeStateOf(*node); };
   tree.on_published = logFault;
+  tree.symptoms = symptoms_.get();
   tree.log_info = [](const std::string& message) { Logger::info(message); };
   fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name_, *jobs_, *peer_network_, *peer_network_,
                                                        *fault_reports_, std::move(rules), tree);

@@ -5,6 +5,7 @@
 
 #include "base/clock.h"
 #include "faults/job_registry.h"
+#include "faults/symptom_store.h"
 
 namespace nk {
 
@@ -121,8 +122,10 @@ void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
         existing->second.localiser->self() == self)
       return;  // the same list again (another rank, or a rank that re-registered)
     auto rules_now = rules();
+    FaultLocaliser::Settings settings = options_.localiser;
+    settings.on_raised = [this](const SymptomRecord& raised) { listRaised(raised); };
     JobTree tree{std::make_unique<FaultLocaliser>(
-                     job_id, job->uid, FaultTree(order, options_.fan_out), self, options_.localiser, rules_now,
+                     job_id, job->uid, FaultTree(order, options_.fan_out), self, settings, rules_now,
                      network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),
                  LocalRankWatch(rules_now->stall_after), now_ns};
     std::map<std::string, std::vector<uint32_t>> node_ranks;
@@ -172,6 +175,10 @@ bool FaultTreeCoordinator::heartbeat(const std::string& job_id, const std::strin
     it->second.localiser->heartbeatFrom(from, leaving, now_ns);
   });
   return true;
+}
+
+void FaultTreeCoordinator::listRaised(const SymptomRecord& raised) const {
+  if (options_.symptoms) options_.symptoms->append(raised);
 }
 
 std::optional<FaultRecord> FaultTreeCoordinator::publish(FaultRecord fault) {
@@ -226,7 +233,10 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     if (any_alive) tree.last_activity_ns = now_ns;
     LocalRankWatch::Outcome outcome =
         tree.watch.check(job_id, localiser.uid(), localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
-    for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), now_ns);
+    for (SymptomRecord& s : outcome.symptoms) {
+      listRaised(s);
+      localiser.detect(std::move(s), now_ns);
+    }
     // The job is over here when its ranks finalized, or when none is left
     // (they died: said above as rank_exited). Staying would have this node
     // blamed again for a job that no longer runs on it.
