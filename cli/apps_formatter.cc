@@ -63,7 +63,10 @@ std::string render(const google::protobuf::RepeatedPtrField<pb::App>& apps) {
   out += line + "\n";
   for (const auto& app : apps) {
     std::getline(rows, line);
-    out += line + "\n" + threadLines(app);
+    out += line + "\n";
+    // Why it is over its budget, under its row: too long for a column.
+    if (!app.over_budget_reason().empty()) out += "    " + app.over_budget_reason() + "\n";
+    out += threadLines(app);
   }
   return out;
 }
@@ -90,6 +93,10 @@ Json appObject(const pb::App& app) {
           {"max_threads", app.max_threads()},
           {"budget_mw", app.power_budget_mw()},
           {"effective_budget_mw", app.effective_budget_mw()},
+          {"budget_floor_mw", app.budget_floor_mw() == 0 ? Json(nullptr) : Json(app.budget_floor_mw())},
+          {"budget_attainable", !AppsFormatter::budgetUnattainable(app)},
+          {"budget_warning", app.budget_warning()},
+          {"over_budget_reason", app.over_budget_reason()},
           {"power_mw", app.measured_power_mw()},
           {"team_size", app.reported_team_size()},
           {"control_attached", app.control_attached()},
@@ -104,7 +111,12 @@ std::string AppsFormatter::budget(const pb::App& app) {
   // sharing with other apps); that is the number that explains its speed.
   if (app.effective_budget_mw() != 0 && app.effective_budget_mw() != app.power_budget_mw())
     text += " (eff " + watts(app.effective_budget_mw()) + ")";
+  if (budgetUnattainable(app)) text += " unattainable, floor " + watts(app.budget_floor_mw());
   return text;
+}
+
+bool AppsFormatter::budgetUnattainable(const pb::App& app) {
+  return app.power_budget_mw() != 0 && app.budget_floor_mw() > app.power_budget_mw();
 }
 
 std::string AppsFormatter::threads(const pb::App& app) {
@@ -127,7 +139,9 @@ std::string AppsFormatter::appsJson(const pb::AppList& apps) {
 std::string AppsFormatter::appText(const pb::App& app) {
   google::protobuf::RepeatedPtrField<pb::App> one;
   *one.Add() = app;
-  return render(one);
+  // The reply to a change says it once more in words: the table shows the
+  // floor, this says what it means.
+  return render(one) + (app.budget_warning().empty() ? "" : "warning: " + app.budget_warning() + "\n");
 }
 
 std::string AppsFormatter::appJson(const pb::App& app) { return dump(appObject(app)); }

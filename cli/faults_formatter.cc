@@ -42,6 +42,7 @@ Json symptomObject(const pb::Symptom& s) {
           {"timestamp_ns", s.timestamp_ns()},
           {"reporter_node", s.reporter_node()},
           {"reporter_rank", s.reporter_rank()},
+          {"reporter", s.reporter_rank() == FaultsFormatter::kDaemonReporter ? "daemon" : "rank"},
           {"suspect_node", s.suspect_node()},
           {"suspect_ranks", ranksOf(s.suspect_ranks())},
           {"operation", s.operation()},
@@ -222,8 +223,10 @@ std::string FaultsFormatter::jobsJson(const pb::JobList& jobs) {
 }
 
 std::string FaultsFormatter::symptomLine(const pb::Symptom& s) {
-  std::string line = timeText(s.timestamp_ns()) + "  " + s.job_id() + "  " + kindName(s.kind()) + "  rank " +
-                     std::to_string(s.reporter_rank()) + "@" + (s.reporter_node().empty() ? "?" : s.reporter_node());
+  const std::string reporter =
+      s.reporter_rank() == kDaemonReporter ? std::string("daemon") : "rank " + std::to_string(s.reporter_rank());
+  std::string line = timeText(s.timestamp_ns()) + "  " + s.job_id() + "  " + kindName(s.kind()) + "  " + reporter +
+                     "@" + (s.reporter_node().empty() ? "?" : s.reporter_node());
   if (s.suspect_ranks().empty()) {
     line += "  suspects -";
   } else {

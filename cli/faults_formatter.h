@@ -17,8 +17,13 @@ class FaultsFormatter {
   static std::string jobsText(const nodekeeper::v1::JobList& jobs, int64_t now_ns);
   static std::string jobsJson(const nodekeeper::v1::JobList& jobs);
 
+  // The reporter_rank of a symptom a daemon raised itself (a rank it saw
+  // exit or stop, a lost heartbeat, a thermal alarm), not one of the ranks.
+  static constexpr uint32_t kDaemonReporter = UINT32_MAX;
+
   // One line per symptom, printed as it arrives (hence no table): time, job,
-  // kind, reporter rank@node, suspects, operation, waited, detail.
+  // kind, reporter (rank@node, or daemon@node), suspects, operation, waited,
+  // detail. The JSON says the source too: "reporter": "rank" or "daemon".
   static std::string symptomLine(const nodekeeper::v1::Symptom& symptom);
   // One compact JSON object and a newline: a line of NDJSON.
   static std::string symptomJson(const nodekeeper::v1::Symptom& symptom);

@@ -244,6 +244,7 @@ Result<NodeTopology> Daemon::startEmulatedNode() {
   EmulatedNode::Options emulation;
   emulation.state_dir = options_.state_dir;
   emulation.model_file = options_.state_dir / "emulator-model.txt";
+  emulation.ignore_host_load = options_.emulate_ignore_host_load;
   auto node = EmulatedNode::start(*profile, emulation);
   if (!node) return node.error();
   emulated_ = std::move(*node);
@@ -295,6 +296,11 @@ void Daemon::buildApps() {
   };
   registry.default_max_threads = static_cast<uint32_t>(node_->topology().cores.size());
   for (std::string_view name : PolicyRegistry::names()) registry.policies.emplace_back(name);
+  // Only the emulated node knows its power model; on hardware no floor is
+  // estimated yet (a budget is never called unattainable on a guess).
+  if (EmulatedNode* emulated = emulated_.get())
+    registry.budget_floor = BudgetFloor(
+        [emulated](uint32_t busy_cores) -> std::optional<double> { return emulated->powerAtLowestClockW(busy_cores); });
   apps_ = std::make_unique<AppRegistry>(*access_, std::make_unique<ProcProcessInspector>(), registry);
   services_.push_back(std::make_unique<AppsServiceImpl>(*apps_, *access_));
 }
@@ -304,6 +310,7 @@ void Daemon::startEnergyManager() {
   energy.config = options_.energy;
   energy.use_perf = !options_.emulate;
   energy.waiting_is_work = options_.emulate;
+  energy.foreign_load_counts = !options_.emulate_ignore_host_load;
   if (EmulatedNode* emulated = emulated_.get()) {
     energy.report_core_load = [emulated](uint32_t core, double load) { emulated->setExtraUtilisation(core, load); };
     energy.on_active = [emulated](bool active) { emulated->setHostLoadEnabled(!active); };
@@ -337,6 +344,7 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   NodeController* node = node_.get();
   tree.node_state = [node] { return nodeStateOf(*node); };
   tree.on_published = logFault;
+  tree.symptoms = symptoms_.get();
   tree.log_info = [](const std::string& message) { Logger::info(message); };
   fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name_, *jobs_, *peer_network_, *peer_network_,
                                                        *fault_reports_, std::move(rules), tree);

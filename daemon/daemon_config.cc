@@ -158,6 +158,9 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
     } else if (name == "emulate") {
       if (!node.is_boolean()) status = invalidArgument(at + ": 'emulate' must be true or false");
       else config.emulate = *node.value<bool>();
+    } else if (name == "emulate_ignore_host_load") {
+      if (!node.is_boolean()) status = invalidArgument(at + ": 'emulate_ignore_host_load' must be true or false");
+      else config.emulate_ignore_host_load = *node.value<bool>();
     } else if (name == "telemetry_interval_ms") {
       status = needInteger(config.telemetry_interval_ms, 10, 60000);
     } else if (name == "debug_grace_s") {
@@ -184,7 +187,7 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       status = needInteger(config.tree_heartbeat_misses, 1, 100);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
-                               "' (known: socket, state_dir, emulate, profile, sysfs_root, log_level, "
+                               "' (known: socket, state_dir, emulate, emulate_ignore_host_load, profile, sysfs_root, log_level, "
                                "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s, "
                                "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
                                "tree_heartbeat_misses)");
@@ -210,6 +213,7 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(socket, over.socket);
   take(state_dir, over.state_dir);
   take(emulate, over.emulate);
+  take(emulate_ignore_host_load, over.emulate_ignore_host_load);
   take(profile, over.profile);
   take(sysfs_root, over.sysfs_root);
   take(log_level, over.log_level);

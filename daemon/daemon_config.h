@@ -16,6 +16,7 @@ struct DaemonConfig {
   std::optional<std::string> socket;
   std::optional<std::string> state_dir;
   std::optional<bool> emulate;
+  std::optional<bool> emulate_ignore_host_load;
   std::optional<std::string> profile;
   std::optional<std::string> sysfs_root;
   std::optional<std::string> log_level;

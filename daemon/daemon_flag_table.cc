@@ -90,6 +90,13 @@ const std::vector<Flag>& table() {
          if (value) parsed.config.profile = *value;
          return {};
        }},
+      {.name = "--emulate-ignore-host-load",
+       .help = "emulated node: only the managed apps' threads drive its\n"
+               "cores, not the host's other load (budget tests)",
+       .set = [](const Flag&, Parsed& parsed, const OptionalValue&) -> Status {
+         parsed.config.emulate_ignore_host_load = true;
+         return {};
+       }},
       {.name = "--sysfs-root",
        .value = Value::kRequired,
        .value_name = "DIR",

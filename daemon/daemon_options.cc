@@ -31,6 +31,7 @@ Status takeSettings(const DaemonConfig& merged, DaemonOptions& options) {
   if (merged.socket) options.socket_path = *merged.socket;
   if (merged.state_dir) options.state_dir = *merged.state_dir;
   if (merged.emulate) options.emulate = *merged.emulate;
+  if (merged.emulate_ignore_host_load) options.emulate_ignore_host_load = *merged.emulate_ignore_host_load;
   if (merged.profile) options.profile = *merged.profile;
   if (merged.sysfs_root) options.sysfs_root = *merged.sysfs_root;
   if (merged.admin_group) options.admin_group = *merged.admin_group;
@@ -58,6 +59,8 @@ Status takeSettings(const DaemonConfig& merged, DaemonOptions& options) {
 Status checkCombinations(const DaemonOptions& options, const DaemonConfig& flags) {
   if (options.emulate && options.sysfs_root != "/")
     return invalidArgument("--emulate and --sysfs-root exclude each other (the emulated node has its own sysfs tree)");
+  if (options.emulate_ignore_host_load && !options.emulate)
+    return invalidArgument("--emulate-ignore-host-load needs --emulate: only an emulated node's cores follow host load");
   // A token without --listen is fine: the daemon still sends it to peers.
   if (!options.listen_address.empty() && options.peer_token_file.empty()) {
     if (flags.listen) return invalidArgument("--listen needs --peer-token FILE: peers must authenticate");

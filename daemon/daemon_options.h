@@ -23,6 +23,9 @@ struct DaemonOptions {
   std::filesystem::path socket_path = "/run/nodekeeper/nodekeeperd.sock";
   std::filesystem::path state_dir = "/var/lib/nodekeeper";
   bool emulate = false;
+  // The emulated cores follow only the managed apps' threads, never the
+  // host's other load (EmulatedNode::Options::ignore_host_load).
+  bool emulate_ignore_host_load = false;
   std::string profile;  // name or path; empty: the default profile
   std::filesystem::path sysfs_root = "/";
   LogLevel log_level = LogLevel::kInfo;

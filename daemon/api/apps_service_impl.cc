@@ -35,6 +35,9 @@ void toProto(const AppRecord& app, v1::App* out) {
   out->set_measured_power_mw(app.measured_power_mw);
   out->set_effective_budget_mw(app.effective_budget_mw);
   out->set_effective_policy(app.effective_policy);
+  out->set_budget_floor_mw(app.budget_floor_mw);
+  out->set_budget_warning(app.budget_warning);
+  out->set_over_budget_reason(app.over_budget_reason);
   for (const auto& thread : app.threads) toProto(thread, out->add_threads());
 }
 

@@ -44,6 +44,12 @@ struct AppRecord {
   uint64_t measured_power_mw = 0;
   uint64_t effective_budget_mw = 0;  // after the node cap and sharing; 0: none
   std::string effective_policy;
+  // BudgetFloor's estimate of the least the app can draw (0: unknown), and,
+  // while its budget is under it, the warning its setter was given.
+  uint64_t budget_floor_mw = 0;
+  std::string budget_warning;
+  // Why the app has stayed over its budget (OverBudgetWatch); "" while not.
+  std::string over_budget_reason;
 };
 
 // The energy manager's view of an app after a control step, for `apps`.
@@ -51,6 +57,7 @@ struct AppManagedState {
   uint64_t measured_power_mw = 0;
   uint64_t effective_budget_mw = 0;
   std::string effective_policy;
+  std::string over_budget_reason;
   struct Placement {
     pid_t tid = 0;
     int32_t core = -1;

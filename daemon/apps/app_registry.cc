@@ -41,6 +41,11 @@ Status AppRegistry::checkBudget(int64_t power_budget_mw, bool zero_allowed) cons
   return {};
 }
 
+void AppRegistry::judgeBudget(AppRecord& app) const {
+  app.budget_floor_mw = options_.budget_floor.floorMw(app.max_threads).value_or(0);
+  app.budget_warning = BudgetFloor::warning(app.power_budget_mw, app.budget_floor_mw);
+}
+
 Status AppRegistry::checkPolicy(const std::string& policy) const {
   if (policy.empty() || options_.policies.empty()) return {};
   if (std::find(options_.policies.begin(), options_.policies.end(), policy) != options_.policies.end()) return {};
@@ -88,6 +93,7 @@ Result<AppRecord> AppRegistry::registerApp(const PeerCredentials& caller, const 
   app.max_threads = registration.max_threads == 0 ? options_.default_max_threads : registration.max_threads;
   app.decision.seq = 1;
   app.decision.thread_count = app.max_threads;
+  judgeBudget(app);
   apps_.emplace(app.id, app);
   return app;
 }
@@ -155,6 +161,7 @@ Result<AppRecord> AppRegistry::setPowerBudget(const PeerCredentials& caller, uin
   auto it = apps_.find(app_id);
   if (it == apps_.end()) return noSuchApp(app_id);
   it->second.power_budget_mw = static_cast<uint64_t>(power_budget_mw);
+  judgeBudget(it->second);
   return it->second;
 }
 
@@ -176,6 +183,7 @@ void AppRegistry::updateManaged(uint64_t app_id, const AppManagedState& state) {
   app.measured_power_mw = state.measured_power_mw;
   app.effective_budget_mw = state.effective_budget_mw;
   app.effective_policy = state.effective_policy;
+  app.over_budget_reason = state.over_budget_reason;
   bool moved = false;
   for (auto& thread : app.threads) {
     int32_t core_before = thread.core;

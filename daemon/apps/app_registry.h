@@ -15,6 +15,7 @@
 
 #include "app_record.h"
 #include "base/result.h"
+#include "budget_floor.h"
 #include "node/access_policy.h"
 #include "process_inspector.h"
 
@@ -36,6 +37,8 @@ class AppRegistry {
     std::function<void(const AppRecord&)> on_removed;
     // Energy policies an app may ask for by name; empty: any name.
     std::vector<std::string> policies;
+    // What an app can get down to: a budget under it is taken with a warning.
+    BudgetFloor budget_floor;
   };
 
   AppRegistry(const AccessPolicy& access, std::unique_ptr<ProcessInspector> inspector, Options options);
@@ -47,7 +50,9 @@ class AppRegistry {
   Result<AppRecord> unregisterApp(const PeerCredentials& caller, uint64_t app_id);
   Status registerThread(const PeerCredentials& caller, uint64_t app_id, pid_t tid, uint32_t omp_thread_num = 0);
   Status unregisterThread(const PeerCredentials& caller, uint64_t app_id, pid_t tid);
-  // Signed so that a negative request is told apart from a huge one.
+  // Signed so that a negative request is told apart from a huge one. A
+  // budget under the app's floor is taken; the record's budget_warning says
+  // it cannot be met (the same on registration).
   Result<AppRecord> setPowerBudget(const PeerCredentials& caller, uint64_t app_id, int64_t power_budget_mw);
 
   // An empty name returns the app to the node's policy.
@@ -84,6 +89,7 @@ class AppRegistry {
  private:
   Status checkBudget(int64_t power_budget_mw, bool zero_allowed) const;
   Status checkPolicy(const std::string& policy) const;
+  void judgeBudget(AppRecord& app) const;
   // OK for the owner (same uid) or an admin; PERMISSION_DENIED naming `action`.
   Status requireOwnerOrAdmin(const PeerCredentials& caller, const AppRecord& app, const std::string& action) const;
   void notifyRemoved(const std::vector<AppRecord>& removed) const;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app_registry.h"
+#include "budget_floor.h"
 #include "energy/policy_registry.h"
 #include "node/node_controller.h"
 #include "node/telemetry_sample.h"
@@ -249,6 +250,10 @@ EnergyManager::Measurement EnergyManager::measureApps(const std::vector<AppRecor
     app_busy[a] = measureApp(apps[a], now_s, measured.samples[a], core_load, live_tids);
   accounting_.forgetExcept(live_tids);
   if (perf_) perf_->forgetExcept(live_tids);
+  measured.foreign_load.assign(core_count, 0.0);
+  for (const auto& core : measured.base.cores)
+    if (options_.foreign_load_counts && core.id < core_count)
+      measured.foreign_load[core.id] = std::max(0.0, core.util - core_load[core.id]);
   if (options_.report_core_load) {
     for (size_t c = 0; c < core_count; ++c) options_.report_core_load(static_cast<uint32_t>(c), core_load[c]);
     for (auto& core : measured.base.cores)
@@ -332,6 +337,9 @@ EnergyManager::Decisions EnergyManager::decide(const std::vector<AppRecord>& app
                                                bool dct) {
   auto groups = groupByPolicy(apps);
   std::erase_if(policies_, [&](const auto& entry) { return !groups.contains(entry.first); });
+  std::erase_if(over_budget_, [&](const auto& entry) {
+    return std::none_of(apps.begin(), apps.end(), [&](const AppRecord& app) { return app.id == entry.first; });
+  });
   Decisions decisions;
   decisions.managed.resize(apps.size());
   for (const auto& [name, members] : groups) {
@@ -343,6 +351,7 @@ EnergyManager::Decisions EnergyManager::decide(const std::vector<AppRecord>& app
       AppManagedState& managed = decisions.managed[a];
       managed.effective_policy = name;
       if (!applyAppDecision(apps[a], measured.samples[a], decision, managed)) continue;
+      explainOverBudget(apps[a], measured, a, managed, dct);
       for (const auto& placement : managed.placements) decisions.decided_tids.push_back(placement.tid);
       group_cores.merge(coresInUse(managed, measured.samples[a]));
     }
@@ -365,6 +374,35 @@ bool EnergyManager::applyAppDecision(const AppRecord& app, const AppSample& samp
   }
   applyThreads(app, *it, managed);
   return true;
+}
+
+void EnergyManager::explainOverBudget(const AppRecord& app, const Measurement& measured, size_t index,
+                                      AppManagedState& managed, bool dct) {
+  OverBudget& entry = over_budget_[app.id];
+  if (dct) {
+    const AppSample& sample = measured.samples[index];
+    OverBudgetWatch::Step step;
+    step.power_w = sample.power_w;
+    step.budget_w = sample.budget_w;
+    step.effective_budget_w = static_cast<double>(managed.effective_budget_mw) / 1000.0;
+    step.threads = sample.threads;
+    step.floor_threads = BudgetFloor::floorThreads(app.max_threads);
+    std::set<uint32_t> cores;
+    // The cores its working threads ran on: an idle thread's core may sit
+    // at any clock without costing the app anything.
+    for (const ThreadSample& thread : sample.thread_samples)
+      if (thread.core >= 0 && thread.workload > 0) cores.insert(static_cast<uint32_t>(thread.core));
+    step.at_lowest_clock = !cores.empty();
+    for (const CoreReading& core : measured.base.cores) {
+      if (!cores.contains(core.id)) continue;
+      // The lowest clock the app may get: the policy's minimum.
+      const uint64_t lowest = core.min_khz > 0 ? core.min_khz : core.cpuinfo_min_khz;
+      if (core.cur_khz > lowest) step.at_lowest_clock = false;
+      if (core.id < measured.foreign_load.size()) step.foreign_load_cores += measured.foreign_load[core.id];
+    }
+    entry.reason = entry.watch.observe(step);
+  }
+  managed.over_budget_reason = entry.reason;
 }
 
 void EnergyManager::steerCores(const std::map<uint32_t, CoreDecision>& core_decisions) {

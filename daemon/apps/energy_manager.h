@@ -16,6 +16,7 @@
 
 #include "app_load_accounting.h"
 #include "app_record.h"
+#include "over_budget_watch.h"
 #include "energy/energy_policy.h"
 #include "energy/policy_config.h"
 #include "platform/cpu_freq.h"
@@ -51,6 +52,10 @@ class EnergyManager {
     // node has more cores than its host: a thread that waited for one of
     // the host's CPUs would have run all along on its own emulated core.
     bool waiting_is_work = false;
+    // Other processes' load on an app's cores raises what it is measured
+    // to draw (a cause `apps` names); false on an emulated node that
+    // leaves host load out.
+    bool foreign_load_counts = true;
     // Emulated node: the load of app threads on each core drives the model.
     std::function<void(uint32_t core, double utilisation)> report_core_load;
     // Called when the first app arrives and after the last one left.
@@ -86,6 +91,12 @@ class EnergyManager {
   struct Measurement {
     EnergySnapshot base;  // without apps: each policy adds its own
     std::vector<AppSample> samples;
+    // Per core: busy time that no managed app's threads account for.
+    std::vector<double> foreign_load;
+  };
+  struct OverBudget {
+    OverBudgetWatch watch;
+    std::string reason;  // as of the last DCT step
   };
   // What the policies decided in one step, merged over the policies in use.
   struct Decisions {
@@ -113,6 +124,10 @@ class EnergyManager {
   // False if the decision leaves the app out.
   bool applyAppDecision(const AppRecord& app, const AppSample& sample, const EnergyDecision& decision,
                         AppManagedState& managed);
+  // Why the app stays over its budget, judged at DCT steps (several of
+  // them before it says anything), into `managed`.
+  void explainOverBudget(const AppRecord& app, const Measurement& measured, size_t index, AppManagedState& managed,
+                         bool dct);
   void steerCores(const std::map<uint32_t, CoreDecision>& core_decisions);
   void publishManaged(const std::vector<AppRecord>& apps, std::vector<AppManagedState>& managed);
   void refreshPolicies();
@@ -143,6 +158,7 @@ class EnergyManager {
   std::map<pid_t, PinnedThread> pinned_;
   std::map<pid_t, int32_t> placed_core_;
   std::map<std::string, bool> warned_;
+  std::map<uint64_t, OverBudget> over_budget_;  // by app id
   bool active_ = false;
   uint64_t last_telemetry_seq_ = 0;
 

@@ -267,6 +267,7 @@ SymptomRecord FaultLocaliser::heartbeatLost(const std::string& suspect, int64_t 
   lost.suspect_node = suspect;
   lost.timestamp_ns = timestamp_ns;
   lost.detail = std::move(detail);
+  if (settings_.on_raised) settings_.on_raised(lost);
   return lost;
 }
 

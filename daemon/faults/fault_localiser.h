@@ -44,6 +44,9 @@ class FaultLocaliser {
     // The time a fault is confirmed at, when it is not the caller's `now`:
     // the daemon's probes take time that its tick's clock does not see.
     std::function<int64_t()> clock;
+    // Each symptom this localiser raises itself (a lost heartbeat), once,
+    // as it raises it: the daemon lists it with the ranks' symptoms.
+    std::function<void(const SymptomRecord&)> on_raised;
   };
   // Where a fault goes when this node is the one to report it.
   using FaultSink = std::function<void(const FaultRecord&)>;
@@ -109,6 +112,7 @@ class FaultLocaliser {
   };
 
   void analyse(const std::string& node, int64_t now_ns);
+  // The symptom, announced to Settings::on_raised: call it once per loss.
   SymptomRecord heartbeatLost(const std::string& suspect, int64_t timestamp_ns, std::string detail) const;
   SymptomRecord forNode(const SymptomRecord& symptom, const std::string& node) const;
   bool triggers(const std::string& node, const SymptomRecord& newest, int64_t now_ns) const;

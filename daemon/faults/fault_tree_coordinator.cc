@@ -6,6 +6,7 @@
 #include "base/clock.h"
 #include "faults/job_registry.h"
 #include "faults/rank_ending.h"
+#include "faults/symptom_store.h"
 
 namespace nk {
 
@@ -122,8 +123,10 @@ void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
         existing->second.localiser->self() == self)
       return;  // the same list again (another rank, or a rank that re-registered)
     auto rules_now = rules();
+    FaultLocaliser::Settings settings = options_.localiser;
+    settings.on_raised = [this](const SymptomRecord& raised) { listRaised(raised); };
     JobTree tree{std::make_unique<FaultLocaliser>(
-                     job_id, job->uid, FaultTree(order, options_.fan_out), self, options_.localiser, rules_now,
+                     job_id, job->uid, FaultTree(order, options_.fan_out), self, settings, rules_now,
                      network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),
                  LocalRankWatch(rules_now->stall_after), now_ns};
     std::map<std::string, std::vector<uint32_t>> node_ranks;
@@ -173,6 +176,10 @@ bool FaultTreeCoordinator::heartbeat(const std::string& job_id, const std::strin
     it->second.localiser->heartbeatFrom(from, leaving, now_ns);
   });
   return true;
+}
+
+void FaultTreeCoordinator::listRaised(const SymptomRecord& raised) const {
+  if (options_.symptoms) options_.symptoms->append(raised);
 }
 
 std::optional<FaultRecord> FaultTreeCoordinator::publish(FaultRecord fault) {
@@ -228,7 +235,10 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     if (any_alive) tree.last_activity_ns = now_ns;
     LocalRankWatch::Outcome outcome =
         tree.watch.check(job_id, localiser.uid(), localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
-    for (SymptomRecord& s : outcome.symptoms) localiser.detect(std::move(s), now_ns);
+    for (SymptomRecord& s : outcome.symptoms) {
+      listRaised(s);
+      localiser.detect(std::move(s), now_ns);
+    }
     if (outcome.cancelled && jobs_.markCancelled(job_id, outcome.cancelled->signal) && options_.log_info)
       options_.log_info("job " + job_id + ": cancelled (" + RankEnding::signalName(outcome.cancelled->signal) +
                         "): rank " + std::to_string(outcome.cancelled->rank) + " on " + localiser.self() +

@@ -27,6 +27,7 @@
 namespace nk {
 
 class JobRegistry;
+class SymptomStore;
 
 // The daemon's fault localisation: one FaultLocaliser per job whose node
 // list names this node, all driven from one thread, so that a slow peer
@@ -53,6 +54,11 @@ class FaultTreeCoordinator {
     // Each fault published here (this node is the root or acting root), once.
     std::function<void(const FaultRecord&)> on_published;
     std::function<void(const std::string&)> log_info;
+    // Where the symptoms this daemon raises itself (a rank that exited or
+    // stopped, a lost heartbeat, a thermal alarm) are listed beside the
+    // ranks' (`nodekeeper symptoms`): once each, here where they are
+    // raised, not where the tree sends them. Null: not listed.
+    SymptomStore* symptoms = nullptr;
   };
 
   // `default_node`: this node's name when no rank of a job says otherwise.
@@ -99,6 +105,7 @@ class FaultTreeCoordinator {
   void tickAll(int64_t now_ns);
   std::vector<RankStatus> rankStatuses(const std::string& job_id, int64_t now_ns) const;
   std::shared_ptr<const FaultRuleBase> rules() const;
+  void listRaised(const SymptomRecord& raised) const;
 
   const std::string default_node_;
   JobRegistry& jobs_;

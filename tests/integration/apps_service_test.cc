@@ -18,6 +18,7 @@
 #include "nodekeeper/v1/node.grpc.pb.h"
 #include "testlib/daemon_fixture.h"
 #include "testlib/run_program.h"
+#include "testlib/test_env.h"
 
 namespace nk::test {
 namespace {
@@ -216,6 +217,38 @@ TEST_F(AppsServiceTest, BudgetMustBePositiveAndWithinTheNodeCap) {
   ASSERT_TRUE(good.ok()) << good.error_message();
   EXPECT_EQ(updated.power_budget_mw(), cap / 2);
   EXPECT_EQ(list().apps(0).power_budget_mw(), cap / 2);
+}
+
+// The emulated node's floor for an app of 4 threads: 2 cores busy at the
+// lowest clock. Well under it, a budget is taken and called unattainable.
+TEST_F(AppsServiceTest, ABudgetUnderTheAppsFloorIsTakenWithAWarning) {
+  v1::App app = registerSelf(4, 5000);
+  EXPECT_EQ(app.power_budget_mw(), 5000u);
+  ASSERT_GT(app.budget_floor_mw(), 5000u);
+  EXPECT_NE(app.budget_warning().find("cannot be met"), std::string::npos) << app.budget_warning();
+
+  v1::App updated;
+  ASSERT_TRUE(setBudget(app.app_id(), 20000, &updated).ok());
+  EXPECT_EQ(updated.power_budget_mw(), 20000u);
+  EXPECT_EQ(updated.budget_floor_mw(), app.budget_floor_mw());
+  EXPECT_EQ(updated.budget_warning().empty(), updated.budget_floor_mw() <= 20000u) << updated.budget_warning();
+  ASSERT_TRUE(setBudget(app.app_id(), app.budget_floor_mw(), &updated).ok());
+  EXPECT_EQ(updated.budget_warning(), "");
+  ASSERT_TRUE(setBudget(app.app_id(), 5000, &updated).ok());
+  EXPECT_NE(updated.budget_warning(), "");
+
+  // `nodekeeper budget` says so in its reply, `apps` for as long as it holds.
+  const std::string socket = daemon_.socket().string();
+  auto budget = runProgram({cliPath(), "--socket", socket, "budget", std::to_string(app.app_id()), "4"});
+  ASSERT_EQ(budget.exit_code, 0) << budget.out << budget.err;
+  EXPECT_NE(budget.out.find("4.0 W unattainable, floor"), std::string::npos) << budget.out;
+  EXPECT_NE(budget.out.find("warning: budget 4.0 W is below"), std::string::npos) << budget.out;
+  auto shown = runProgram({cliPath(), "--socket", socket, "apps"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("4.0 W unattainable, floor"), std::string::npos) << shown.out;
+  auto json = runProgram({cliPath(), "--socket", socket, "apps", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"budget_attainable\": false"), std::string::npos) << json.out;
 }
 
 TEST_F(AppsServiceTest, AnotherUserMayListButNotSetTheBudget) {

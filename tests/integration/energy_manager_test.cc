@@ -300,6 +300,30 @@ TEST_P(EnergyManagerTest, PowersaveAppRunsItsCoresAtTheLowestClock) {
   }, 3s));
 }
 
+// 5 W is under what the emulated node draws with D at its floor of 2 and
+// the lowest clock: the registration is taken with a warning, and once the
+// app sits at its floor for several DCT intervals `apps` says so. Host load
+// left out, so that nothing but the app drives the emulated cores.
+TEST_P(EnergyManagerTest, AnUnattainableBudgetIsTakenAndTheFloorNamed) {
+  daemon_.stop();
+  ASSERT_TRUE(daemon_.start(dir_.path(), {"--dct-interval-ms", "250", "--emulate-ignore-host-load"}))
+      << daemon_.lastError();
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(probeCommand("100000000", "2000", 5000), dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] { return app().has_value(); }, 15s)) << probe.err();
+  EXPECT_EQ(app()->power_budget_mw(), 5000u);
+  EXPECT_GT(app()->budget_floor_mw(), 5000u);
+  EXPECT_NE(app()->budget_warning().find("cannot be met"), std::string::npos) << app()->budget_warning();
+  std::string why;
+  EXPECT_TRUE(eventually([&] {
+    auto a = app();
+    why = a ? a->over_budget_reason() : "";
+    return why.find("floor reached (D 2 at the lowest clock)") != std::string::npos;
+  }, 30s)) << "last reason: '" << why << "', D " << (app() ? app()->thread_count() : 0);
+  std::ofstream(dir_ / "stop") << "stop\n";
+  EXPECT_EQ(probe.wait(20s), 0) << probe.err();
+}
+
 INSTANTIATE_TEST_SUITE_P(Builds, EnergyManagerTest,
                          ::testing::Values(ProbeBuild{"clang", "NK_PROBE_CLANG", false},
                                            ProbeBuild{"gcc_on_libomp", "NK_PROBE_GCC", true}),

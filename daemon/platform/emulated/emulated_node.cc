@@ -133,6 +133,16 @@ void EmulatedNode::setHostLoadEnabled(bool enabled) {
   host_load_enabled_ = enabled;
 }
 
+double EmulatedNode::powerAtLowestClockW(uint32_t busy_cores) const {
+  PhysicsModel model(profile_);  // at the ambient temperature, the lowest clock
+  const uint32_t cores = profile_.cores();
+  for (uint32_t core = 0; core < cores; ++core)
+    model.setUtilisation(core, core < busy_cores ? 1.0 : profile_.idle_utilisation);
+  double watts = 0;
+  for (uint32_t package = 0; package < profile_.packages; ++package) watts += model.packagePowerW(package);
+  return watts;
+}
+
 EmulatedNode::ModelSnapshot EmulatedNode::modelSnapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return snapshot_;
@@ -190,7 +200,7 @@ void EmulatedNode::iterate(double dt_s, bool read_all_controls, bool sample_load
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (uint32_t core = 0; core < cores; ++core) {
-      double host = host_utilisation_.empty() || !host_load_enabled_
+      double host = host_utilisation_.empty() || !host_load_enabled_ || options_.ignore_host_load
                         ? 0.0
                         : host_utilisation_[core % host_utilisation_.size()];
       utilisation_scratch_[core] = std::max(p.idle_utilisation, std::min(1.0, host + extra_utilisation_[core]));

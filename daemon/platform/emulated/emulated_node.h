@@ -37,6 +37,11 @@ class EmulatedNode {
     // so that a test outside the process can check RAPL readers against the
     // model exactly.
     std::filesystem::path model_file;
+    // Leave the host's own load out: only the app threads the energy
+    // manager reports drive the cores, so that what other processes on the
+    // host do never shows as the emulated node's power (budget tests
+    // measure the app alone).
+    bool ignore_host_load = false;
   };
 
   static Result<std::unique_ptr<EmulatedNode>> start(NodeProfile profile, Options options);
@@ -56,6 +61,12 @@ class EmulatedNode {
   // CPUs carry all 12 emulated ones), so it turns host load off and the
   // extra utilisation alone drives the model.
   void setHostLoadEnabled(bool enabled);
+
+  // The node's power with `busy_cores` cores fully busy and the rest idle,
+  // every core at the lowest clock, by the profile's model at the ambient
+  // temperature: the least an app on that many cores can draw (leakage
+  // only grows as the node warms, so it is a lower bound).
+  double powerAtLowestClockW(uint32_t busy_cores) const;
 
   // What the model computed at its last update, for tests and the
   // validation against the simulator.

@@ -164,6 +164,39 @@ TEST_F(AppRegistryTest, BudgetAboveNodeCapNamesBothNumbers) {
   EXPECT_TRUE(registry_->setPowerBudget(owner_, app.id, 500000).ok());
 }
 
+TEST_F(AppRegistryTest, ABudgetUnderTheAppsFloorIsTakenWithAWarning) {
+  auto inspector = std::make_unique<FakeProcessInspector>();
+  inspector->addProcess(kAppPid);
+  AppRegistry::Options options;
+  options.default_max_threads = 12;
+  std::vector<uint32_t> asked;
+  options.budget_floor = BudgetFloor([&asked](uint32_t busy) -> std::optional<double> {
+    asked.push_back(busy);
+    return 20.0 + 2.5 * busy;
+  });
+  AppRegistry registry(access_, std::move(inspector), std::move(options));
+  AppRegistration registration;
+  registration.power_budget_mw = 5000;
+  auto app = registry.registerApp(owner_, registration);
+  ASSERT_TRUE(app.ok()) << app.error().message;
+  EXPECT_EQ(app->power_budget_mw, 5000u);
+  EXPECT_EQ(app->budget_floor_mw, 25000u);
+  EXPECT_NE(app->budget_warning.find("cannot be met"), std::string::npos) << app->budget_warning;
+  EXPECT_EQ(asked, (std::vector<uint32_t>{2}));  // D's floor for C = 12
+
+  auto met = registry.setPowerBudget(owner_, app->id, 40000);
+  ASSERT_TRUE(met.ok()) << met.error().message;
+  EXPECT_EQ(met->budget_warning, "");
+  EXPECT_EQ(met->budget_floor_mw, 25000u);
+  auto under = registry.setPowerBudget(owner_, app->id, 20000);
+  ASSERT_TRUE(under.ok()) << under.error().message;
+  EXPECT_EQ(under->power_budget_mw, 20000u);
+  EXPECT_NE(under->budget_warning.find("20.0 W"), std::string::npos) << under->budget_warning;
+  // `apps` shows it as long as it holds.
+  ASSERT_EQ(registry.list().size(), 1u);
+  EXPECT_EQ(registry.list()[0].budget_warning, under->budget_warning);
+}
+
 TEST_F(AppRegistryTest, RegistrationBudgetIsCheckedToo) {
   AppRegistration registration;
   registration.power_budget_mw = 300000;
@@ -351,10 +384,12 @@ TEST_F(AppRegistryTest, ManagedStateIsShownAndAMoveWakesTheStream) {
   state.measured_power_mw = 41000;
   state.effective_budget_mw = 40000;
   state.effective_policy = "thermal-aware";
+  state.over_budget_reason = "over budget for 5 intervals: node cap (held to 40.0 W of its 60.0 W)";
   state.placements = {{kAppPid + 1, 3, {1}}, {99999, 4, {0}}};  // the second is not registered
   state.core_khz = {{3, 1800000}};
   registry_->updateManaged(app.id, state);
   AppRecord shown = *registry_->find(app.id);
+  EXPECT_EQ(shown.over_budget_reason, state.over_budget_reason);
   EXPECT_EQ(shown.measured_power_mw, 41000u);
   EXPECT_EQ(shown.effective_budget_mw, 40000u);
   EXPECT_EQ(shown.effective_policy, "thermal-aware");

@@ -106,6 +106,54 @@ TEST(AppsFormatter, Budget) {
   EXPECT_EQ(AppsFormatter::budget(app), "- (eff 35.0 W)");
 }
 
+TEST(AppsFormatter, ABudgetUnderTheFloorIsShownUnattainable) {
+  pb::App app;
+  app.set_app_id(3);
+  app.set_pid(77);
+  app.set_power_budget_mw(5000);
+  app.set_budget_floor_mw(26500);
+  app.set_budget_warning("budget 5.0 W is below what the app can reach (about 26.5 W ...): accepted, but it cannot be met");
+  EXPECT_TRUE(AppsFormatter::budgetUnattainable(app));
+  EXPECT_EQ(AppsFormatter::budget(app), "5.0 W unattainable, floor 26.5 W");
+  auto text = lines(AppsFormatter::appText(app));
+  ASSERT_EQ(text.size(), 3u);
+  EXPECT_NE(text[1].find("5.0 W unattainable, floor 26.5 W"), std::string::npos) << text[1];
+  EXPECT_EQ(text[2], "warning: " + app.budget_warning());
+  auto json = nlohmann::json::parse(AppsFormatter::appJson(app));
+  EXPECT_EQ(json["budget_floor_mw"], 26500);
+  EXPECT_EQ(json["budget_attainable"], false);
+  EXPECT_EQ(json["budget_warning"], app.budget_warning());
+
+  // At or over the floor, or with the floor unknown: nothing to say.
+  app.set_budget_warning("");
+  app.set_power_budget_mw(26500);
+  EXPECT_FALSE(AppsFormatter::budgetUnattainable(app));
+  EXPECT_EQ(AppsFormatter::budget(app), "26.5 W");
+  app.set_power_budget_mw(5000);
+  app.set_budget_floor_mw(0);
+  EXPECT_FALSE(AppsFormatter::budgetUnattainable(app));
+  EXPECT_EQ(AppsFormatter::budget(app), "5.0 W");
+  json = nlohmann::json::parse(AppsFormatter::appJson(app));
+  EXPECT_TRUE(json["budget_floor_mw"].is_null());
+  EXPECT_EQ(json["budget_attainable"], true);
+  EXPECT_EQ(lines(AppsFormatter::appText(app)).size(), 2u);
+}
+
+TEST(AppsFormatter, WhyAnAppIsOverItsBudgetIsUnderItsRow) {
+  pb::AppList apps = makeApps();
+  const std::string why = "over budget for 5 intervals: floor reached (D 2 at the lowest clock)";
+  apps.mutable_apps(0)->set_over_budget_reason(why);
+  auto text = lines(AppsFormatter::appsText(apps));
+  ASSERT_GE(text.size(), 3u);
+  EXPECT_NE(text[1].find("omp_probe"), std::string::npos) << text[1];
+  EXPECT_EQ(text[2], "    " + why);
+  auto json = nlohmann::json::parse(AppsFormatter::appsJson(apps));
+  EXPECT_EQ(json["apps"][0]["over_budget_reason"], why);
+  EXPECT_EQ(json["apps"][1]["over_budget_reason"], "");
+  // Not over: no line.
+  EXPECT_EQ(lines(AppsFormatter::appsText(makeApps())).size(), text.size() - 1);
+}
+
 TEST(AppsFormatter, Threads) {
   pb::App app;
   EXPECT_EQ(AppsFormatter::threads(app), "-");

@@ -145,6 +145,28 @@ TEST_F(FaultsFormatterTest, ASymptomIsOneLine) {
   EXPECT_NE(FaultsFormatter::symptomLine(p2p).find("suspects 4-5,9@b,c"), std::string::npos);
 }
 
+TEST_F(FaultsFormatterTest, ASymptomTheDaemonRaisedSaysSo) {
+  pb::Symptom stopped;
+  stopped.set_job_id("job-1");
+  stopped.set_kind(pb::SYMPTOM_KIND_HEARTBEAT_LOST);
+  stopped.set_reporter_node("a");
+  stopped.set_reporter_rank(UINT32_MAX);
+  stopped.set_suspect_node("a");
+  stopped.add_suspect_ranks(1);
+  stopped.set_timestamp_ns(kThen);
+  stopped.set_detail("rank 1's process is stopped");
+  EXPECT_EQ(FaultsFormatter::symptomLine(stopped),
+            "2024-05-01 12:00:01.123  job-1  heartbeat_lost  daemon@a  suspect 1@a  rank 1's process is stopped\n");
+  auto json = nlohmann::json::parse(FaultsFormatter::symptomJson(stopped));
+  EXPECT_EQ(json["reporter"], "daemon");
+  EXPECT_EQ(json["reporter_node"], "a");
+  EXPECT_EQ(json["kind"], "heartbeat_lost");
+  EXPECT_EQ(json["job_id"], "job-1");
+  EXPECT_EQ(nlohmann::json::parse(FaultsFormatter::symptomJson(sampleSymptom()))["reporter"], "rank");
+  auto all = nlohmann::json::parse(FaultsFormatter::symptomsJson({sampleSymptom(), stopped}));
+  EXPECT_EQ(all["symptoms"][1]["reporter"], "daemon");
+}
+
 TEST_F(FaultsFormatterTest, SymptomJsonIsOneLineOfNdjson) {
   std::string line = FaultsFormatter::symptomJson(sampleSymptom());
   ASSERT_FALSE(line.empty());

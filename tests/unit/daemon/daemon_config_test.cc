@@ -79,6 +79,24 @@ TEST(DaemonOptions, EmulateWithoutProfileBeforeAnotherFlag) {
   EXPECT_TRUE(options->profile.empty());
 }
 
+TEST(DaemonOptions, EmulatedNodeCanIgnoreHostLoad) {
+  const char* argv[] = {"nodekeeperd", "--emulate", "--emulate-ignore-host-load", "--state-dir", "/tmp/s"};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_TRUE(options->emulate_ignore_host_load);
+  const char* plain[] = {"nodekeeperd", "--emulate", "--state-dir", "/tmp/s"};
+  EXPECT_FALSE(DaemonOptions::fromCommandLine(plain)->emulate_ignore_host_load);
+  // Real cores follow whatever runs on them: the flag alone is a mistake.
+  const char* alone[] = {"nodekeeperd", "--emulate-ignore-host-load"};
+  auto refused = DaemonOptions::fromCommandLine(alone);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("needs --emulate"), std::string::npos) << refused.error().message;
+  auto config = DaemonConfig::parse("emulate_ignore_host_load = true\n", "n.toml");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->emulate_ignore_host_load, true);
+  EXPECT_FALSE(DaemonConfig::parse("emulate_ignore_host_load = 1\n", "n.toml").ok());
+}
+
 TEST(DaemonOptions, RejectsBadFlags) {
   const char* unknown[] = {"nodekeeperd", "--frobnicate"};
   auto a = DaemonOptions::fromCommandLine(unknown);
@@ -110,13 +128,14 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 18);
+  EXPECT_EQ(settings, 19);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
   EXPECT_EQ(*config->socket, defaults.socket_path.string());
   EXPECT_EQ(*config->state_dir, defaults.state_dir.string());
   EXPECT_EQ(*config->emulate, defaults.emulate);
+  EXPECT_EQ(*config->emulate_ignore_host_load, defaults.emulate_ignore_host_load);
   EXPECT_EQ(*config->sysfs_root, defaults.sysfs_root.string());
   EXPECT_EQ(*config->telemetry_interval_ms, defaults.telemetry_interval_ms);
   EXPECT_EQ(*config->admin_group, defaults.admin_group);

@@ -39,6 +39,7 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("socket", c.socket);
   field("state_dir", c.state_dir);
   field("emulate", c.emulate);
+  field("emulate_ignore_host_load", c.emulate_ignore_host_load);
   field("profile", c.profile);
   field("sysfs_root", c.sysfs_root);
   field("log_level", c.log_level);

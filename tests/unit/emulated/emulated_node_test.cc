@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "testlib/files.h"
 #include "testlib/temp_dir.h"
@@ -23,9 +26,11 @@ using test::writeControl;
 
 class EmulatedNodeTest : public ::testing::Test {
  protected:
-  std::unique_ptr<EmulatedNode> start(NodeProfile profile = NodeProfile::xeonE5_2630(), double interval_s = 0.01) {
+  std::unique_ptr<EmulatedNode> start(NodeProfile profile = NodeProfile::xeonE5_2630(), double interval_s = 0.01,
+                                      bool ignore_host_load = false) {
     EmulatedNode::Options options;
     options.state_dir = dir_.path();
+    options.ignore_host_load = ignore_host_load;
     options.update_interval_s = interval_s;
     auto node = EmulatedNode::start(std::move(profile), options);
     EXPECT_TRUE(node.ok()) << (node.ok() ? "" : node.error().message);
@@ -104,6 +109,82 @@ TEST_F(EmulatedNodeTest, GovernorsSetTheFrequency) {
   })) << readFile(policy(0) / "scaling_cur_freq") << readFile(policy(1) / "scaling_cur_freq")
       << readFile(policy(2) / "scaling_cur_freq");
   EXPECT_TRUE(waitFor([&] { return node->modelSnapshot().core_utilisation[2] == 1.0; }));
+}
+
+// Every host CPU spinning while it lives: load from "other processes".
+class HostSpinners {
+ public:
+  HostSpinners() {
+    for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+      threads_.emplace_back([this] {
+        while (!stop_.load(std::memory_order_relaxed)) {
+        }
+      });
+  }
+  ~HostSpinners() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+TEST_F(EmulatedNodeTest, HostLoadDrivesTheCoresUnlessIgnored) {
+  const NodeProfile profile = NodeProfile::xeonE5_2630();
+  HostSpinners spinners;
+  {
+    // The control: the host's load shows on the emulated cores.
+    auto node = start(profile);
+    ASSERT_TRUE(node);
+    EXPECT_TRUE(waitFor([&] {
+      for (double u : node->modelSnapshot().core_utilisation)
+        if (u > profile.idle_utilisation + 0.2) return true;
+      return false;
+    }));
+  }
+  auto node = start(profile, 0.01, /*ignore_host_load=*/true);
+  ASSERT_TRUE(node);
+  node->setExtraUtilisation(3, 0.5);
+  ASSERT_TRUE(waitFor([&] { return node->modelSnapshot().core_utilisation[3] == 0.5; }));
+  // Several host-load samples later, only what was reported drives a core.
+  const uint64_t seq = node->modelSnapshot().update_seq;
+  ASSERT_TRUE(waitFor([&] { return node->modelSnapshot().update_seq > seq + 30; }));
+  EmulatedNode::ModelSnapshot snap = node->modelSnapshot();
+  for (uint32_t core = 0; core < snap.core_utilisation.size(); ++core)
+    EXPECT_EQ(snap.core_utilisation[core], core == 3 ? 0.5 : profile.idle_utilisation) << "core " << core;
+}
+
+TEST_F(EmulatedNodeTest, PowerAtTheLowestClockIsALowerBoundOfWhatTheNodeDraws) {
+  const NodeProfile profile = NodeProfile::xeonE5_2630();
+  auto node = start(profile, 0.01, /*ignore_host_load=*/true);
+  ASSERT_TRUE(node);
+  // Each busy core adds to it; the uncores and the idle cores are in it.
+  const double idle = node->powerAtLowestClockW(0);
+  EXPECT_GT(idle, profile.packages * profile.uncore_power_w);
+  EXPECT_GT(node->powerAtLowestClockW(1), idle);
+  EXPECT_GT(node->powerAtLowestClockW(2), node->powerAtLowestClockW(1));
+  EXPECT_GT(node->powerAtLowestClockW(12), node->powerAtLowestClockW(2));
+  // Two cores busy at the lowest clock, the rest idle there: the node draws
+  // at least that, and more as it warms.
+  for (uint32_t core = 0; core < profile.cores(); ++core)
+    ASSERT_TRUE(writeControl(policy(core) / "scaling_governor", "powersave\n"));
+  node->setExtraUtilisation(0, 1.0);
+  node->setExtraUtilisation(1, 1.0);
+  ASSERT_TRUE(waitFor([&] {
+    auto snap = node->modelSnapshot();
+    for (uint64_t khz : snap.core_frequency_khz)
+      if (khz != profile.frequencies_khz.front()) return false;
+    return snap.core_utilisation[0] == 1.0 && snap.core_utilisation[1] == 1.0;
+  }));
+  const uint64_t seq = node->modelSnapshot().update_seq;
+  ASSERT_TRUE(waitFor([&] { return node->modelSnapshot().update_seq > seq + 5; }));
+  double watts = 0;
+  for (double w : node->modelSnapshot().package_power_w) watts += w;
+  const double floor = node->powerAtLowestClockW(2);
+  EXPECT_GE(watts, floor - 1e-9);
+  EXPECT_LT(watts, floor * 1.25);  // the same state, a little warmer
 }
 
 TEST_F(EmulatedNodeTest, EnergyCounterAdvancesAtThePackagePower) {

@@ -21,6 +21,7 @@
 #include "faults/job_registry.h"
 #include "faults/process_state_reader.h"
 #include "faults/rule_file_parser.h"
+#include "faults/symptom_store.h"
 
 namespace nk {
 namespace {
@@ -317,6 +318,7 @@ class FaultTreeCoordinatorTest : public ::testing::Test {
   FakeNetwork network;
   FaultReportLog reports;
   FaultTreeCoordinator::Options options;
+  SymptomStore store;  // the daemon's, when a test lists raised symptoms there
 
   std::mutex mutex;  // guards the next three
   FaultTreeCoordinator::NodeState node_state;
@@ -903,6 +905,75 @@ TEST_F(FaultTreeCoordinatorTest, RestartsAfterStopAndIsDestroyedWhileRunning) {
   // Destroyed while its thread runs: the destructor stops and joins it.
   auto destroyed = std::async(std::launch::async, [&] { coordinator.reset(); });
   ASSERT_EQ(destroyed.wait_for(10s), std::future_status::ready);
+}
+
+// 9 (daemon-raised symptoms listed) -------------------------------------------
+
+TEST_F(FaultTreeCoordinatorTest, ARankStoppedHereIsListedOnceInTheSymptomStore) {
+  network.addNode("n1");
+  network.addNode("n2");
+  network.addNode("n3");
+  threeNodeJob(1, 101);
+  options.symptoms = &store;
+  make();
+  startWithTree("jobA", "n2");
+  ASSERT_TRUE(waitFor([&] { return network.heartbeatCount("n1", "jobA") >= 2; }));
+  // What the ranks report reaches the store through the service, not here:
+  // a symptom handed to the tree (detect) or sent by a peer (receive) is
+  // not listed again.
+  coordinator->detect(symptom(SymptomKind::kResponseTimeout, "n3", "n2", 1, "MPI_Recv", realNowNs()));
+  EXPECT_TRUE(coordinator->receive(symptom(SymptomKind::kResponseTimeout, "n2", "n3", 2, "MPI_Recv", realNowNs())));
+  waitTicks(2);
+  EXPECT_EQ(store.size(), 0u);
+
+  processes.set(101, ProcessState::kStopped);
+  ASSERT_TRUE(waitFor([&] { return store.size() >= 1; }));
+  // It also went up the tree, and stays stopped for a while: still once.
+  size_t heartbeats = network.heartbeatCount("n1", "jobA");
+  ASSERT_TRUE(waitFor([&] { return network.heartbeatCount("n1", "jobA") >= heartbeats + 5; }));
+  auto sent = network.symptoms();
+  ASSERT_EQ(std::count_if(sent.begin(), sent.end(),
+                          [](const auto& call) { return call.symptom.reporter_rank == kDaemonReporter; }),
+            1);
+  auto listed = store.since(0, {});
+  ASSERT_EQ(listed.symptoms.size(), 1u);
+  const SymptomRecord& s = listed.symptoms[0];
+  EXPECT_EQ(s.symptom_id, 1u);
+  EXPECT_EQ(s.job_id, "jobA");
+  EXPECT_EQ(s.uid, kUid);
+  EXPECT_EQ(s.kind, SymptomKind::kHeartbeatLost);
+  EXPECT_EQ(s.reporter_node, "n2");
+  EXPECT_EQ(s.reporter_rank, kDaemonReporter);
+  EXPECT_EQ(s.suspect_node, "n2");
+  EXPECT_EQ(s.suspect_ranks, (std::vector<uint32_t>{1}));
+  EXPECT_EQ(s.detail, "rank 1's process is stopped");
+  // The job's user sees it: the store's uid filter keeps it.
+  SymptomStore::Filter mine;
+  mine.uid = kUid;
+  EXPECT_EQ(store.since(0, mine).symptoms.size(), 1u);
+}
+
+TEST_F(FaultTreeCoordinatorTest, AHeartbeatLostByTheLocaliserIsListedOnce) {
+  network.addNode("n1", /*alive=*/false);
+  network.addNode("n2");
+  network.addNode("n3");
+  threeNodeJob(1, 101);
+  options.symptoms = &store;
+  make();
+  startWithTree("jobA", "n2");
+  // The parent n1 does not answer: heartbeat_lost about n1, localised here.
+  ASSERT_TRUE(waitFor([&] { return publishedCount() >= 1; }));
+  waitTicks(5);
+  auto listed = store.since(0, {});
+  ASSERT_EQ(listed.symptoms.size(), 1u);
+  const SymptomRecord& s = listed.symptoms[0];
+  EXPECT_EQ(s.job_id, "jobA");
+  EXPECT_EQ(s.uid, kUid);
+  EXPECT_EQ(s.kind, SymptomKind::kHeartbeatLost);
+  EXPECT_EQ(s.reporter_node, "n2");
+  EXPECT_EQ(s.reporter_rank, kDaemonReporter);
+  EXPECT_EQ(s.suspect_node, "n1");
+  EXPECT_EQ(s.detail, "its child n2 got no answer to 3 heartbeats");
 }
 
 }  // namespace
