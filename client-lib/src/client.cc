@@ -54,6 +54,7 @@ int Client::init() {
   options_ = ClientOptions::fromEnvironment([](const char* name) -> const char* { return std::getenv(name); });
   for (const auto& warning : options_.warnings) sayLine(warning);
   applier_.setSetter(OmpRuntime::setNumThreads());
+  applier_.setGetter(OmpRuntime::getMaxThreads());
   if (!options_.forced_thread_counts.empty()) {
     if (options_.debug) sayLine("nodekeeper: debug: test hook NK_TEST_FORCE_THREADS active");
     return 0;  // the test hook stands in for the daemon
@@ -117,6 +118,7 @@ int Client::threadCount(uint32_t* d) {
 
 int Client::applyThreadCount() {
   applier_.setSetter(OmpRuntime::setNumThreads());
+  applier_.setGetter(OmpRuntime::getMaxThreads());
   if (!applier_.hasPending()) return 0;
   return applier_.applyPending() ? 0 : -ENOSYS;
 }
@@ -126,6 +128,7 @@ int Client::applyThreadCount() {
 bool Client::ompInitialized() {
   init();
   applier_.setSetter(OmpRuntime::setNumThreads());
+  applier_.setGetter(OmpRuntime::getMaxThreads());
   std::lock_guard lock(mutex_);
   TaskTool::start(options_);
   return options_.task_events != TaskEventMode::kOff && TaskTool::instance() != nullptr;

@@ -33,4 +33,14 @@ std::optional<std::string> ConnectionNotifier::failed(const std::string& reason)
   return std::nullopt;
 }
 
+std::optional<std::string> ConnectionNotifier::gaveBack(uint32_t team_size, size_t threads_unpinned) {
+  if (team_size == 0 && threads_unpinned == 0) return std::nullopt;
+  std::string what;
+  if (team_size > 0) what = "its own team size (" + std::to_string(team_size) + " threads) from the next parallel region";
+  if (threads_unpinned > 0)
+    what += std::string(what.empty() ? "" : " and ") + "its own affinity to " + std::to_string(threads_unpinned) +
+            (threads_unpinned == 1 ? " thread" : " threads");
+  return "nodekeeper: gave the program back " + what;
+}
+
 }  // namespace nk::client

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -19,6 +21,9 @@ class ConnectionNotifier {
 
   [[nodiscard]] std::optional<std::string> connected();
   [[nodiscard]] std::optional<std::string> failed(const std::string& reason);
+  // After a loss: what the program got back (its team size, 0: unchanged;
+  // how many threads were unpinned). Nothing given back, nothing said.
+  [[nodiscard]] static std::optional<std::string> gaveBack(uint32_t team_size, size_t threads_unpinned);
 
  private:
   enum class State { kStarting, kManaged, kUnmanaged };

@@ -1,5 +1,6 @@
 #include "daemon_connection.h"
 
+#include <sched.h>
 #include <sys/stat.h>
 
 #include <grpcpp/grpcpp.h>
@@ -18,6 +19,7 @@
 #include "connection_notifier.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "pending_changes.h"
+#include "thread_affinity_keeper.h"
 #include "thread_count_applier.h"
 
 namespace nk::client {
@@ -25,6 +27,29 @@ namespace nk::client {
 namespace v1 = nodekeeper::v1;
 
 using ControlStream = grpc::ClientReaderWriter<v1::AppReport, v1::AppDecision>;
+
+namespace {
+
+// The CPUs a thread of this process may run on (tid 0: the caller).
+std::optional<ThreadAffinityKeeper::CpuList> cpuMaskOf(int tid) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(tid, sizeof(set), &set) != 0) return std::nullopt;
+  ThreadAffinityKeeper::CpuList cpus;
+  for (uint32_t cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus;
+}
+
+bool setCpuMask(int tid, const ThreadAffinityKeeper::CpuList& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (uint32_t cpu : cpus)
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  return ::sched_setaffinity(tid, sizeof(set), &set) == 0;
+}
+
+}  // namespace
 
 // Shared between the owner and the background thread, so a thread left
 // detached by a bounded stop() never touches freed memory.
@@ -38,6 +63,7 @@ struct DaemonConnection::State {
   DaemonConnectionOptions options;
   ThreadCountApplier& applier;
   ConnectionNotifier notifier;
+  ThreadAffinityKeeper affinity;
 
   std::mutex mutex;
   std::condition_variable wake;
@@ -64,6 +90,7 @@ struct DaemonConnection::State {
   bool reportUntilBroken(ControlStream& stream, v1::AppsService::Stub& stub, uint64_t app_id,
                          const std::atomic<bool>& broken);
   grpc::Status closeControl(grpc::ClientContext& context, std::thread& reader, ControlStream& stream);
+  void lost(const std::string& reason);
   void say(const std::optional<std::string>& line);
   void debug(const std::string& line);
   std::chrono::system_clock::time_point deadline() const {
@@ -77,6 +104,7 @@ DaemonConnection::DaemonConnection(DaemonConnectionOptions options, ThreadCountA
 DaemonConnection::~DaemonConnection() { stop(std::chrono::milliseconds(1000)); }
 
 void DaemonConnection::start() {
+  if (auto mask = cpuMaskOf(0)) state_->affinity.setProcessMask(std::move(*mask));
   std::thread([state = state_] {
     state->run();
     std::lock_guard lock(state->mutex);
@@ -98,11 +126,13 @@ void DaemonConnection::stop(std::chrono::milliseconds grace) {
 }
 
 void DaemonConnection::threadBegan(int tid) {
+  if (auto mask = cpuMaskOf(tid)) state_->affinity.threadBegan(tid, std::move(*mask));
   std::lock_guard lock(state_->mutex);
   state_->pending.threadBegan(tid);
 }
 
 void DaemonConnection::threadEnded(int tid) {
+  state_->affinity.threadEnded(tid);
   std::lock_guard lock(state_->mutex);
   state_->pending.threadEnded(tid);
 }
@@ -116,6 +146,18 @@ void DaemonConnection::setPowerBudget(uint64_t mw) {
 void DaemonConnection::reportTeamSize(uint32_t size) { state_->team_size.store(size, std::memory_order_relaxed); }
 
 bool DaemonConnection::managed() const { return state_->managed.load(std::memory_order_relaxed); }
+
+// The daemon went away while it managed the program: say so, and give the
+// program back what the daemon had changed, so it never runs worse off for
+// the daemon's absence (the daemon cannot undo its pins once it is dead).
+void DaemonConnection::State::lost(const std::string& reason) {
+  managed = false;
+  say(notifier.failed(reason));
+  uint32_t team_size = applier.giveBackOwnTeamSize();
+  size_t unpinned = affinity.giveBack(cpuMaskOf, setCpuMask);
+  if (team_size == applier.applied()) team_size = 0;  // the daemon's last D was the program's own
+  say(ConnectionNotifier::gaveBack(team_size, unpinned));
+}
 
 void DaemonConnection::State::say(const std::optional<std::string>& line) {
   if (!line) return;
@@ -179,8 +221,7 @@ bool DaemonConnection::State::session(Backoff& backoff) {
   debug("registered as app " + std::to_string(*app_id));
 
   if (!sendPending(*stub, *app_id, true)) {
-    say(notifier.failed("thread registration failed"));
-    managed = false;
+    lost("thread registration failed");
     return stoppingNow();
   }
   return runControlStream(*stub, *app_id);
@@ -203,6 +244,7 @@ std::optional<uint64_t> DaemonConnection::State::registerApp(v1::AppsService::St
   v1::App app;
   grpc::ClientContext context;
   context.set_deadline(deadline());
+  affinity.pinsPossibleFromNow();
   grpc::Status status = stub.RegisterApp(&context, request, &app);
   if (!status.ok()) {
     say(notifier.failed(describe(status)));
@@ -283,8 +325,7 @@ bool DaemonConnection::State::runControlStream(v1::AppsService::Stub& stub, uint
     unregister(stub, app_id);
     return true;
   }
-  managed = false;
-  say(notifier.failed("control stream closed: " + describe(status)));
+  lost("control stream closed: " + describe(status));
   return stoppingNow();
 }
 
@@ -301,6 +342,8 @@ bool DaemonConnection::State::openControl(grpc::ClientContext& context) {
 void DaemonConnection::State::readDecisions(ControlStream& stream, std::atomic<bool>& broken) {
   v1::AppDecision decision;
   while (stream.Read(&decision)) {
+    for (const v1::AppThread& thread : decision.threads())
+      affinity.daemonPinned(thread.tid(), {thread.affinity().cpus().begin(), thread.affinity().cpus().end()});
     applier.setDecision(decision.thread_count());
     debug("decision D=" + std::to_string(decision.thread_count()));
   }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -54,6 +55,18 @@ std::string cpusAllowed(pid_t pid, int32_t tid) {
       return value;
     }
   return "";
+}
+
+// Every thread of the process and the CPUs it may run on.
+std::map<int32_t, std::string> threadMasks(pid_t pid) {
+  std::map<int32_t, std::string> masks;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    int32_t tid = std::atoi(entry.path().filename().c_str());
+    std::string mask = cpusAllowed(pid, tid);
+    if (!mask.empty()) masks[tid] = mask;
+  }
+  return masks;
 }
 
 struct ProbeBuild {
@@ -298,6 +311,45 @@ TEST_P(EnergyManagerTest, PowersaveAppRunsItsCoresAtTheLowestClock) {
       if (policyFile(core, "scaling_governor") != governors[core]) return false;
     return true;
   }, 3s));
+}
+
+// The daemon cannot undo its pins once it is dead: the library gives the
+// program back its own team size and affinity when it loses the daemon.
+TEST_P(EnergyManagerTest, KilledDaemonLeavesTheProgramItsOwnTeamAndAffinity) {
+  const std::string own_mask = cpusAllowed(getpid(), getpid());  // the probe inherits it
+  ASSERT_FALSE(own_mask.empty());
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(probeCommand("100000000", "2000", kLowBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
+  // The budget holds the program at a small team, its threads pinned.
+  ASSERT_TRUE(eventually([&] {
+    auto a = app();
+    if (!a || a->threads_size() < 2 || a->thread_count() > kCores / 2) return false;
+    for (const auto& [tid, mask] : threadMasks(probe.pid()))
+      if (mask != own_mask) return true;
+    return false;
+  }, 20s)) << probe.err();
+  ASSERT_TRUE(eventually([&] {
+    auto sizes = teamSizes(probe.out());
+    return !sizes.empty() && sizes.back() <= kCores / 2;
+  }, 20s)) << "the program never ran at the small team";
+
+  daemon_.kill9();
+  std::map<int32_t, std::string> masks;
+  EXPECT_TRUE(eventually([&] {
+    masks = threadMasks(probe.pid());
+    for (const auto& [tid, mask] : masks)
+      if (mask != own_mask) return false;
+    return !masks.empty();
+  }, 10s)) << "a thread is still pinned";
+  for (const auto& [tid, mask] : masks) EXPECT_EQ(mask, own_mask) << "thread " << tid;
+  EXPECT_TRUE(eventually([&] {
+    auto sizes = teamSizes(probe.out());
+    return !sizes.empty() && sizes.back() == kCores;
+  }, 10s)) << "the program's regions did not get its own " << kCores << " threads back";
+  std::ofstream(dir_ / "stop") << "stop\n";
+  ASSERT_EQ(probe.wait(30s), 0) << probe.err();
+  EXPECT_EQ(teamSizes(probe.out()).back(), kCores);
+  EXPECT_NE(probe.err().find("gave the program back its own team size (12 threads)"), std::string::npos) << probe.err();
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, EnergyManagerTest,

@@ -28,5 +28,16 @@ TEST(ConnectionNotifier, OneLinePerChange) {
   EXPECT_FALSE(notifier.connected());
 }
 
+TEST(ConnectionNotifier, GaveBackSaysWhatTheProgramGotBack) {
+  EXPECT_FALSE(ConnectionNotifier::gaveBack(0, 0));
+  auto both = ConnectionNotifier::gaveBack(12, 11);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(*both, "nodekeeper: gave the program back its own team size (12 threads) from the next parallel region "
+                   "and its own affinity to 11 threads");
+  auto pins = ConnectionNotifier::gaveBack(0, 1);
+  ASSERT_TRUE(pins);
+  EXPECT_EQ(*pins, "nodekeeper: gave the program back its own affinity to 1 thread");
+}
+
 }  // namespace
 }  // namespace nk::client
