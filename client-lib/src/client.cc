@@ -63,6 +63,7 @@ int Client::init() {
   connection_options.socket_path = options_.socket_path;
   connection_options.app_name = programName();
   connection_options.power_budget_mw = options_.power_budget_mw;
+  connection_options.tracing_only = options_.tracingOnly();
   // The team size the program asked for; 0 lets the daemon take the node's
   // core count (an emulated node has more cores than the host).
   connection_options.max_threads = options_.max_threads;

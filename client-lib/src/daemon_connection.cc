@@ -237,6 +237,7 @@ std::optional<uint64_t> DaemonConnection::State::registerApp(v1::AppsService::St
   v1::RegisterAppRequest request;
   request.set_name(options.app_name);
   request.set_max_threads(options.max_threads);
+  request.set_tracing_only(options.tracing_only);
   {
     std::lock_guard lock(mutex);
     request.set_power_budget_mw(pending.takeBudgetForRegistration());

@@ -35,6 +35,7 @@ void toProto(const AppRecord& app, v1::App* out) {
   out->set_measured_power_mw(app.measured_power_mw);
   out->set_effective_budget_mw(app.effective_budget_mw);
   out->set_effective_policy(app.effective_policy);
+  out->set_managed(app.managed);
   for (const auto& thread : app.threads) toProto(thread, out->add_threads());
 }
 
@@ -59,6 +60,7 @@ grpc::Status AppsServiceImpl::RegisterApp(grpc::ServerContext* context, const v1
   registration.power_budget_mw = request->power_budget_mw();
   registration.max_threads = request->max_threads();
   registration.policy = request->policy();
+  registration.tracing_only = request->tracing_only();
   auto app = apps_.registerApp(*peer, registration);
   if (!app) return toGrpcStatus(app.error());
   toProto(*app, out);

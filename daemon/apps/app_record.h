@@ -44,6 +44,9 @@ struct AppRecord {
   uint64_t measured_power_mw = 0;
   uint64_t effective_budget_mw = 0;  // after the node cap and sharing; 0: none
   std::string effective_policy;
+  // A budget or a policy applies: the energy manager drives the app. False
+  // only for a tracing-only registration that nothing has enrolled yet.
+  bool managed = true;
 };
 
 // The energy manager's view of an app after a control step, for `apps`.
@@ -67,6 +70,7 @@ struct AppRegistration {
   uint64_t power_budget_mw = 0;  // 0: none
   uint32_t max_threads = 0;      // 0: the node's core count
   std::string policy;
+  bool tracing_only = false;  // task events only: not managed until told
 };
 
 }  // namespace nk

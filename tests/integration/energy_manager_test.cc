@@ -33,10 +33,11 @@ namespace {
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
 
-// Team sizes of the regions the probe printed ("region R threads T").
+// Team sizes of the regions the probe printed ("region R threads T"). A
+// last line still being written ("threads 1" of "threads 12") is left out.
 std::vector<int> teamSizes(const std::string& output) {
   std::vector<int> sizes;
-  std::istringstream in(output);
+  std::istringstream in(output.substr(0, output.rfind('\n') + 1));
   std::string line;
   while (std::getline(in, line)) {
     int region = 0, threads = 0;
@@ -350,6 +351,42 @@ TEST_P(EnergyManagerTest, KilledDaemonLeavesTheProgramItsOwnTeamAndAffinity) {
   ASSERT_EQ(probe.wait(30s), 0) << probe.err();
   EXPECT_EQ(teamSizes(probe.out()).back(), kCores);
   EXPECT_NE(probe.err().find("gave the program back its own team size (12 threads)"), std::string::npos) << probe.err();
+}
+
+// Tracing alone changes nothing: a program run only for task events is
+// registered but neither pinned nor resized, until a budget enrols it.
+TEST_P(EnergyManagerTest, TracedOnlyProgramIsLeftAloneUntilABudgetApplies) {
+  const std::string own_mask = cpusAllowed(getpid(), getpid());
+  std::vector<std::string> argv = probeCommand("100000000", "2000", kHighBudgetMw);
+  std::erase_if(argv, [](const std::string& arg) { return arg.rfind("NODEKEEPER_POWER_BUDGET_MW=", 0) == 0; });
+  argv.insert(argv.begin() + 1, "NODEKEEPER_TASKS=lossless");
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(argv, dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] { auto a = app(); return a && a->threads_size() >= kCores && a->control_attached(); },
+                         20s)) << probe.err();
+  // Several DCT intervals (250 ms) in which a managed app would be pinned.
+  std::this_thread::sleep_for(2s);
+  auto traced = app();
+  ASSERT_TRUE(traced);
+  EXPECT_FALSE(traced->managed());
+  EXPECT_EQ(traced->thread_count(), 0u) << "no D for an unmanaged app";
+  EXPECT_TRUE(traced->effective_policy().empty());
+  for (const auto& [tid, mask] : threadMasks(probe.pid())) EXPECT_EQ(mask, own_mask) << "thread " << tid;
+  for (const auto& t : traced->threads()) EXPECT_EQ(t.affinity().cpus_size(), 0) << "thread " << t.tid();
+  ASSERT_TRUE(eventually([&] { return teamSizes(probe.out()).size() > 20; }, 20s));
+  for (int size : teamSizes(probe.out())) ASSERT_EQ(size, kCores) << "the traced program's team size changed";
+
+  // A budget set later enrols it: from then on it is managed like any other.
+  ASSERT_TRUE(setBudget(traced->app_id(), kLowBudgetMw).ok());
+  EXPECT_TRUE(eventually([&] {
+    auto a = app();
+    if (!a || !a->managed() || a->thread_count() == 0) return false;
+    for (const auto& [tid, mask] : threadMasks(probe.pid()))
+      if (mask != own_mask) return true;
+    return false;
+  }, 20s)) << "the budget did not enrol the traced program";
+  std::ofstream(dir_ / "stop") << "stop\n";
+  EXPECT_EQ(probe.wait(30s), 0) << probe.err();
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, EnergyManagerTest,
