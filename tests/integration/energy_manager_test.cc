@@ -103,6 +103,14 @@ class EnergyManagerTest : public DaemonFixture, public ::testing::WithParamInter
     return argv;
   }
 
+  // The probe run for task events only: no budget, no policy.
+  std::vector<std::string> tracedOnlyCommand() {
+    std::vector<std::string> argv = probeCommand("100000000", "2000", kHighBudgetMw);
+    std::erase_if(argv, [](const std::string& arg) { return arg.rfind("NODEKEEPER_POWER_BUDGET_MW=", 0) == 0; });
+    argv.insert(argv.begin() + 1, "NODEKEEPER_TASKS=lossless");
+    return argv;
+  }
+
   std::optional<v1::App> app() {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 5s);
@@ -357,11 +365,8 @@ TEST_P(EnergyManagerTest, KilledDaemonLeavesTheProgramItsOwnTeamAndAffinity) {
 // registered but neither pinned nor resized, until a budget enrols it.
 TEST_P(EnergyManagerTest, TracedOnlyProgramIsLeftAloneUntilABudgetApplies) {
   const std::string own_mask = cpusAllowed(getpid(), getpid());
-  std::vector<std::string> argv = probeCommand("100000000", "2000", kHighBudgetMw);
-  std::erase_if(argv, [](const std::string& arg) { return arg.rfind("NODEKEEPER_POWER_BUDGET_MW=", 0) == 0; });
-  argv.insert(argv.begin() + 1, "NODEKEEPER_TASKS=lossless");
   BackgroundProgram probe;
-  ASSERT_TRUE(probe.start(argv, dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(probe.start(tracedOnlyCommand(), dir_ / "probe.out", dir_ / "probe.err"));
   ASSERT_TRUE(eventually([&] { auto a = app(); return a && a->threads_size() >= kCores && a->control_attached(); },
                          20s)) << probe.err();
   // Several DCT intervals (250 ms) in which a managed app would be pinned.
@@ -385,6 +390,31 @@ TEST_P(EnergyManagerTest, TracedOnlyProgramIsLeftAloneUntilABudgetApplies) {
       if (mask != own_mask) return true;
     return false;
   }, 20s)) << "the budget did not enrol the traced program";
+  std::ofstream(dir_ / "stop") << "stop\n";
+  EXPECT_EQ(probe.wait(30s), 0) << probe.err();
+}
+
+// A node policy the admin sets applies to every app, the traced ones too.
+TEST_P(EnergyManagerTest, NodePolicyTheAdminSetsEnrolsATracedProgram) {
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(tracedOnlyCommand(), dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] { auto a = app(); return a && a->threads_size() >= 2 && a->control_attached(); }, 20s))
+      << probe.err();
+  std::this_thread::sleep_for(1s);  // a few DCT intervals
+  ASSERT_FALSE(app()->managed());
+  {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::SetPolicyRequest request;
+    request.set_policy("thermal-aware");
+    v1::NodePolicy reply;
+    grpc::Status status = node_->SetPolicy(&context, request, &reply);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  EXPECT_TRUE(eventually([&] {
+    auto a = app();
+    return a && a->managed() && a->thread_count() > 0 && a->effective_policy() == "thermal-aware";
+  }, 20s)) << "the node's policy did not enrol the traced program";
   std::ofstream(dir_ / "stop") << "stop\n";
   EXPECT_EQ(probe.wait(30s), 0) << probe.err();
 }
