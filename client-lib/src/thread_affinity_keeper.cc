@@ -30,52 +30,48 @@ void ThreadAffinityKeeper::pinsPossibleFromNow() {
 // OpenMP runtime's binding, OMP_PROC_BIND, is in place by thread_begin).
 void ThreadAffinityKeeper::threadBegan(int tid, CpuList current) {
   std::lock_guard lock(mutex_);
-  CpuList own = pins_possible_ ? process_mask_ : sorted(std::move(current));
-  threads_[tid] = Thread{std::move(own), {}};
+  own_[tid] = pins_possible_ ? process_mask_ : sorted(std::move(current));
 }
 
 void ThreadAffinityKeeper::threadEnded(int tid) {
   std::lock_guard lock(mutex_);
-  threads_.erase(tid);
+  own_.erase(tid);
 }
 
 void ThreadAffinityKeeper::daemonPinned(int tid, CpuList cpus) {
+  if (cpus.empty()) return;
   std::lock_guard lock(mutex_);
-  auto it = threads_.find(tid);
-  if (it == threads_.end()) {
-    // A thread whose begin the library did not see (the program's own
-    // initial thread before the tool attached): the process's mask is its own.
-    if (cpus.empty() || process_mask_.empty()) return;
-    it = threads_.emplace(tid, Thread{process_mask_, {}}).first;
-  }
-  it->second.pinned = sorted(std::move(cpus));
+  daemon_pins_.insert(sorted(std::move(cpus)));
+  // A thread whose begin the library did not see (the program's own
+  // initial thread before the tool attached): the process's mask is its own.
+  if (!own_.contains(tid) && !process_mask_.empty()) own_.emplace(tid, process_mask_);
 }
 
 size_t ThreadAffinityKeeper::giveBack(const ReadMask& read, const WriteMask& write) {
-  std::vector<std::pair<int, Thread>> pinned;
+  std::map<int, CpuList> own;
+  std::set<CpuList> pins;
   {
     std::lock_guard lock(mutex_);
-    for (auto& [tid, thread] : threads_) {
-      if (thread.pinned.empty()) continue;
-      pinned.emplace_back(tid, thread);
-      thread.pinned.clear();
-    }
+    own = own_;
+    pins.swap(daemon_pins_);
   }
   size_t given = 0;
-  for (const auto& [tid, thread] : pinned) {
-    if (thread.own.empty() || thread.own == thread.pinned) continue;
+  for (const auto& [tid, mask] : own) {
+    if (mask.empty()) continue;
     std::optional<CpuList> current = read(tid);
-    if (!current || sorted(std::move(*current)) != thread.pinned) continue;  // gone, or moved by the program
-    if (write(tid, thread.own)) ++given;
+    if (!current) continue;  // gone
+    CpuList now = sorted(std::move(*current));
+    if (now == mask || !pins.contains(now)) continue;  // its own already, or moved by the program
+    if (write(tid, mask)) ++given;
   }
   return given;
 }
 
 std::optional<ThreadAffinityKeeper::CpuList> ThreadAffinityKeeper::ownMaskOf(int tid) const {
   std::lock_guard lock(mutex_);
-  auto it = threads_.find(tid);
-  if (it == threads_.end()) return std::nullopt;
-  return it->second.own;
+  auto it = own_.find(tid);
+  if (it == own_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace nk::client

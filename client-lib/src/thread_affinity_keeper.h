@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace nk::client {
@@ -29,22 +30,21 @@ class ThreadAffinityKeeper {
   // Where the daemon's decision says it pinned a thread (empty: not pinned).
   void daemonPinned(int tid, CpuList cpus);
 
-  // Gives every thread still pinned where the daemon put it its own mask
-  // back; a thread the program moved since is left alone. Returns how many
-  // threads were given back. The daemon's pins are forgotten either way.
+  // Gives every thread that runs on one of the daemon's pins its own mask
+  // back. Any of them, not only the last one heard of: the daemon may have
+  // moved threads (affinity swaps) just before it died, without saying so.
+  // A thread the program moved elsewhere since is left alone. Returns how
+  // many threads were given back; the daemon's pins are forgotten.
   size_t giveBack(const ReadMask& read, const WriteMask& write);
 
   [[nodiscard]] std::optional<CpuList> ownMaskOf(int tid) const;
 
  private:
-  struct Thread {
-    CpuList own;
-    CpuList pinned;  // empty: the daemon has not pinned it
-  };
   mutable std::mutex mutex_;
   CpuList process_mask_;
   bool pins_possible_ = false;
-  std::map<int, Thread> threads_;
+  std::map<int, CpuList> own_;      // per thread
+  std::set<CpuList> daemon_pins_;   // every mask the daemon pinned a thread to
 };
 
 }  // namespace nk::client

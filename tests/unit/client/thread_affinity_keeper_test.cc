@@ -115,5 +115,21 @@ TEST(ThreadAffinityKeeper, UnpinnedByTheDaemonIsNotGivenBackAgain) {
   EXPECT_TRUE(kernel.written.empty());
 }
 
+// Affinity swaps: the daemon moved a thread to another thread's core and
+// died before its decision said so.
+TEST(ThreadAffinityKeeper, ThreadMovedByTheDaemonWithoutSayingIsGivenBackToo) {
+  FakeKernel kernel;
+  ThreadAffinityKeeper keeper;
+  keeper.setProcessMask(kAll);
+  keeper.threadBegan(70, kAll);
+  keeper.threadBegan(71, kAll);
+  keeper.daemonPinned(70, {0});
+  keeper.daemonPinned(71, {1});
+  kernel.masks = {{70, {1}}, {71, {0}}};  // swapped, unheard of
+  EXPECT_EQ(keeper.giveBack(kernel.reader(), kernel.writer()), 2u);
+  EXPECT_EQ(kernel.masks[70], kAll);
+  EXPECT_EQ(kernel.masks[71], kAll);
+}
+
 }  // namespace
 }  // namespace nk::client
