@@ -54,6 +54,7 @@ int Client::init() {
   options_ = ClientOptions::fromEnvironment([](const char* name) -> const char* { return std::getenv(name); });
   for (const auto& warning : options_.warnings) sayLine(warning);
   applier_.setSetter(OmpRuntime::setNumThreads());
+  applier_.setGetter(OmpRuntime::getMaxThreads());
   if (!options_.forced_thread_counts.empty()) {
     if (options_.debug) sayLine("nodekeeper: debug: test hook NK_TEST_FORCE_THREADS active");
     return 0;  // the test hook stands in for the daemon
@@ -62,6 +63,7 @@ int Client::init() {
   connection_options.socket_path = options_.socket_path;
   connection_options.app_name = programName();
   connection_options.power_budget_mw = options_.power_budget_mw;
+  connection_options.tracing_only = options_.tracingOnly();
   // The team size the program asked for; 0 lets the daemon take the node's
   // core count (an emulated node has more cores than the host).
   connection_options.max_threads = options_.max_threads;
@@ -117,6 +119,7 @@ int Client::threadCount(uint32_t* d) {
 
 int Client::applyThreadCount() {
   applier_.setSetter(OmpRuntime::setNumThreads());
+  applier_.setGetter(OmpRuntime::getMaxThreads());
   if (!applier_.hasPending()) return 0;
   return applier_.applyPending() ? 0 : -ENOSYS;
 }
@@ -126,6 +129,7 @@ int Client::applyThreadCount() {
 bool Client::ompInitialized() {
   init();
   applier_.setSetter(OmpRuntime::setNumThreads());
+  applier_.setGetter(OmpRuntime::getMaxThreads());
   std::lock_guard lock(mutex_);
   TaskTool::start(options_);
   return options_.task_events != TaskEventMode::kOff && TaskTool::instance() != nullptr;

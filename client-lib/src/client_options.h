@@ -28,6 +28,9 @@ struct ClientOptions {
   std::vector<std::string> warnings;           // one stderr line each
 
   [[nodiscard]] static ClientOptions fromEnvironment(const char* (*getenv)(const char*));
+  // Run for task events and nothing else: the daemon registers the program
+  // but leaves it unmanaged until a budget or a policy applies to it.
+  [[nodiscard]] bool tracingOnly() const { return task_events != TaskEventMode::kOff && power_budget_mw == 0; }
 };
 
 }  // namespace nk::client

@@ -1,11 +1,16 @@
 #include "daemon_connection.h"
 
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -18,6 +23,7 @@
 #include "connection_notifier.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "pending_changes.h"
+#include "thread_affinity_keeper.h"
 #include "thread_count_applier.h"
 
 namespace nk::client {
@@ -25,6 +31,67 @@ namespace nk::client {
 namespace v1 = nodekeeper::v1;
 
 using ControlStream = grpc::ClientReaderWriter<v1::AppReport, v1::AppDecision>;
+
+namespace {
+
+// The CPUs a thread of this process may run on (tid 0: the caller).
+std::optional<ThreadAffinityKeeper::CpuList> cpuMaskOf(int tid) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(tid, sizeof(set), &set) != 0) return std::nullopt;
+  ThreadAffinityKeeper::CpuList cpus;
+  for (uint32_t cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus;
+}
+
+bool isSocket(const std::string& path) {
+  struct stat path_stat{};
+  return ::stat(path.c_str(), &path_stat) == 0 && S_ISSOCK(path_stat.st_mode);
+}
+
+// Nobody listens: the socket file is gone, or left behind by a daemon that
+// died (kill -9). A busy daemon still accepts (or says EAGAIN).
+bool nobodyListens(const std::string& path) {
+  if (!isSocket(path)) return true;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) return false;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
+  int error = errno;
+  ::close(fd);
+  return rc != 0 && (error == ECONNREFUSED || error == ENOENT);
+}
+
+// A daemon that is gone or said no is said at once; one that did not answer
+// in time (deadline, a stream cut under load) may only be busy.
+ConnectionNotifier::Failure classify(const grpc::Status& status, const std::string& socket_path) {
+  switch (status.error_code()) {
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::CANCELLED:
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    case grpc::StatusCode::ABORTED:
+    case grpc::StatusCode::UNKNOWN:
+    case grpc::StatusCode::INTERNAL:
+      return nobodyListens(socket_path) ? ConnectionNotifier::Failure::kDefinite
+                                        : ConnectionNotifier::Failure::kNoAnswerYet;
+    default: return ConnectionNotifier::Failure::kDefinite;
+  }
+}
+
+bool setCpuMask(int tid, const ThreadAffinityKeeper::CpuList& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (uint32_t cpu : cpus)
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  return ::sched_setaffinity(tid, sizeof(set), &set) == 0;
+}
+
+}  // namespace
 
 // Shared between the owner and the background thread, so a thread left
 // detached by a bounded stop() never touches freed memory.
@@ -38,6 +105,7 @@ struct DaemonConnection::State {
   DaemonConnectionOptions options;
   ThreadCountApplier& applier;
   ConnectionNotifier notifier;
+  ThreadAffinityKeeper affinity;
 
   std::mutex mutex;
   std::condition_variable wake;
@@ -48,14 +116,17 @@ struct DaemonConnection::State {
 
   std::atomic<uint32_t> team_size{0};
   std::atomic<bool> managed{false};
+  // Given back since the last registration, said with the "lost" line.
+  uint32_t given_team_size = 0;
+  size_t given_threads = 0;
 
   void run();
   bool session(Backoff& backoff);
   bool stoppingNow();
   std::optional<uint64_t> registerApp(v1::AppsService::Stub& stub);
   void unregister(v1::AppsService::Stub& stub, uint64_t app_id);
-  bool sendPending(v1::AppsService::Stub& stub, uint64_t app_id, bool all);
-  bool sendThreadChanges(v1::AppsService::Stub& stub, uint64_t app_id,
+  grpc::Status sendPending(v1::AppsService::Stub& stub, uint64_t app_id, bool all);
+  grpc::Status sendThreadChanges(v1::AppsService::Stub& stub, uint64_t app_id,
                          const std::vector<PendingChanges::ThreadChange>& changes);
   void sendPowerBudget(v1::AppsService::Stub& stub, uint64_t app_id, uint64_t mw);
   bool runControlStream(v1::AppsService::Stub& stub, uint64_t app_id);
@@ -64,6 +135,8 @@ struct DaemonConnection::State {
   bool reportUntilBroken(ControlStream& stream, v1::AppsService::Stub& stub, uint64_t app_id,
                          const std::atomic<bool>& broken);
   grpc::Status closeControl(grpc::ClientContext& context, std::thread& reader, ControlStream& stream);
+  void lost(const std::string& reason, const grpc::Status& status);
+  void failed(const std::string& reason, ConnectionNotifier::Failure kind);
   void say(const std::optional<std::string>& line);
   void debug(const std::string& line);
   std::chrono::system_clock::time_point deadline() const {
@@ -77,6 +150,7 @@ DaemonConnection::DaemonConnection(DaemonConnectionOptions options, ThreadCountA
 DaemonConnection::~DaemonConnection() { stop(std::chrono::milliseconds(1000)); }
 
 void DaemonConnection::start() {
+  if (auto mask = cpuMaskOf(0)) state_->affinity.setProcessMask(std::move(*mask));
   std::thread([state = state_] {
     state->run();
     std::lock_guard lock(state->mutex);
@@ -98,11 +172,13 @@ void DaemonConnection::stop(std::chrono::milliseconds grace) {
 }
 
 void DaemonConnection::threadBegan(int tid) {
+  if (auto mask = cpuMaskOf(tid)) state_->affinity.threadBegan(tid, std::move(*mask));
   std::lock_guard lock(state_->mutex);
   state_->pending.threadBegan(tid);
 }
 
 void DaemonConnection::threadEnded(int tid) {
+  state_->affinity.threadEnded(tid);
   std::lock_guard lock(state_->mutex);
   state_->pending.threadEnded(tid);
 }
@@ -116,6 +192,27 @@ void DaemonConnection::setPowerBudget(uint64_t mw) {
 void DaemonConnection::reportTeamSize(uint32_t size) { state_->team_size.store(size, std::memory_order_relaxed); }
 
 bool DaemonConnection::managed() const { return state_->managed.load(std::memory_order_relaxed); }
+
+// The daemon went away while it managed the program: say so, and give the
+// program back what the daemon had changed, so it never runs worse off for
+// the daemon's absence (the daemon cannot undo its pins once it is dead).
+// The session ended under the daemon's feet, which ends the app's
+// registration too: the program gets back at once what the daemon had changed,
+// whether or not the break is worth a line.
+void DaemonConnection::State::lost(const std::string& reason, const grpc::Status& status) {
+  managed = false;
+  uint32_t team_size = applier.giveBackOwnTeamSize();
+  if (team_size != 0 && team_size != applier.applied()) given_team_size = team_size;
+  given_threads += affinity.giveBack(cpuMaskOf, setCpuMask);
+  failed(reason, classify(status, options.socket_path));
+}
+
+void DaemonConnection::State::failed(const std::string& reason, ConnectionNotifier::Failure kind) {
+  std::optional<std::string> line = notifier.failed(reason, kind);
+  if (!line) return;
+  say(line);
+  say(ConnectionNotifier::gaveBack(std::exchange(given_team_size, 0), std::exchange(given_threads, 0)));
+}
 
 void DaemonConnection::State::say(const std::optional<std::string>& line) {
   if (!line) return;
@@ -153,18 +250,13 @@ void DaemonConnection::State::run() {
   }
 }
 
-static bool isSocket(const std::string& path) {
-  struct stat path_stat{};
-  return ::stat(path.c_str(), &path_stat) == 0 && S_ISSOCK(path_stat.st_mode);
-}
-
 // One connection: RegisterApp, the threads so far, then the Control stream
 // until it breaks. Returns true when the app is stopping.
 bool DaemonConnection::State::session(Backoff& backoff) {
   // No socket, no daemon: say so without building a gRPC channel, whose
   // threads would compete with the app's for CPUs at every retry.
   if (!isSocket(options.socket_path)) {
-    say(notifier.failed("no socket"));
+    failed("no socket", ConnectionNotifier::Failure::kDefinite);
     debug("no socket at " + options.socket_path);
     return stoppingNow();
   }
@@ -175,12 +267,14 @@ bool DaemonConnection::State::session(Backoff& backoff) {
   if (!app_id) return stoppingNow();
   managed = true;
   backoff.reset();
+  given_team_size = 0;
+  given_threads = 0;
   say(notifier.connected());
   debug("registered as app " + std::to_string(*app_id));
 
-  if (!sendPending(*stub, *app_id, true)) {
-    say(notifier.failed("thread registration failed"));
-    managed = false;
+  if (grpc::Status status = sendPending(*stub, *app_id, true); !status.ok()) {
+    unregister(*stub, *app_id);  // else the next RegisterApp finds it registered already
+    lost("thread registration failed: " + describe(status), status);
     return stoppingNow();
   }
   return runControlStream(*stub, *app_id);
@@ -196,6 +290,7 @@ std::optional<uint64_t> DaemonConnection::State::registerApp(v1::AppsService::St
   v1::RegisterAppRequest request;
   request.set_name(options.app_name);
   request.set_max_threads(options.max_threads);
+  request.set_tracing_only(options.tracing_only);
   {
     std::lock_guard lock(mutex);
     request.set_power_budget_mw(pending.takeBudgetForRegistration());
@@ -203,9 +298,10 @@ std::optional<uint64_t> DaemonConnection::State::registerApp(v1::AppsService::St
   v1::App app;
   grpc::ClientContext context;
   context.set_deadline(deadline());
+  affinity.pinsPossibleFromNow();
   grpc::Status status = stub.RegisterApp(&context, request, &app);
   if (!status.ok()) {
-    say(notifier.failed(describe(status)));
+    failed(describe(status), classify(status, options.socket_path));
     debug("RegisterApp failed: " + describe(status));
     return std::nullopt;
   }
@@ -223,20 +319,20 @@ void DaemonConnection::State::unregister(v1::AppsService::Stub& stub, uint64_t a
 }
 
 // What the daemon has not heard yet (`all`: every live thread, for a new
-// registration). Returns false if it refused a thread or did not answer; a
-// refused budget is only said, since the app runs on either way.
-bool DaemonConnection::State::sendPending(v1::AppsService::Stub& stub, uint64_t app_id, bool all) {
+// registration). Returns how a refused or unanswered thread change failed;
+// a refused budget is only said, since the app runs on either way.
+grpc::Status DaemonConnection::State::sendPending(v1::AppsService::Stub& stub, uint64_t app_id, bool all) {
   PendingChanges::Batch batch;
   {
     std::lock_guard lock(mutex);
     batch = all ? pending.takeAll() : pending.takeNew();
   }
-  if (!sendThreadChanges(stub, app_id, batch.threads)) return false;
+  if (grpc::Status status = sendThreadChanges(stub, app_id, batch.threads); !status.ok()) return status;
   if (batch.power_budget_mw) sendPowerBudget(stub, app_id, *batch.power_budget_mw);
-  return true;
+  return grpc::Status::OK;
 }
 
-bool DaemonConnection::State::sendThreadChanges(v1::AppsService::Stub& stub, uint64_t app_id,
+grpc::Status DaemonConnection::State::sendThreadChanges(v1::AppsService::Stub& stub, uint64_t app_id,
                                                 const std::vector<PendingChanges::ThreadChange>& changes) {
   for (const PendingChanges::ThreadChange& change : changes) {
     v1::RegisterThreadRequest request;
@@ -247,10 +343,10 @@ bool DaemonConnection::State::sendThreadChanges(v1::AppsService::Stub& stub, uin
     grpc::ClientContext context;
     context.set_deadline(deadline());
     grpc::Status status = stub.RegisterThread(&context, request, &response);
-    if (!status.ok()) return false;
+    if (!status.ok()) return status;
     debug(std::string(change.ended ? "thread ended " : "thread registered ") + std::to_string(change.tid));
   }
-  return true;
+  return grpc::Status::OK;
 }
 
 void DaemonConnection::State::sendPowerBudget(v1::AppsService::Stub& stub, uint64_t app_id, uint64_t mw) {
@@ -283,8 +379,7 @@ bool DaemonConnection::State::runControlStream(v1::AppsService::Stub& stub, uint
     unregister(stub, app_id);
     return true;
   }
-  managed = false;
-  say(notifier.failed("control stream closed: " + describe(status)));
+  lost("control stream closed: " + describe(status), status);
   return stoppingNow();
 }
 
@@ -301,6 +396,8 @@ bool DaemonConnection::State::openControl(grpc::ClientContext& context) {
 void DaemonConnection::State::readDecisions(ControlStream& stream, std::atomic<bool>& broken) {
   v1::AppDecision decision;
   while (stream.Read(&decision)) {
+    for (const v1::AppThread& thread : decision.threads())
+      affinity.daemonPinned(thread.tid(), {thread.affinity().cpus().begin(), thread.affinity().cpus().end()});
     applier.setDecision(decision.thread_count());
     debug("decision D=" + std::to_string(decision.thread_count()));
   }
@@ -318,7 +415,7 @@ bool DaemonConnection::State::reportUntilBroken(ControlStream& stream, v1::AppsS
     v1::AppReport report;
     report.set_app_id(app_id);
     report.set_team_size(team_size.load(std::memory_order_relaxed));
-    const bool ok = stream.Write(report) && sendPending(stub, app_id, false);
+    const bool ok = stream.Write(report) && sendPending(stub, app_id, false).ok();
     std::unique_lock lock(mutex);
     // stop() cancels the stream itself: that is the app ending, not the
     // daemon going away, and deserves no line on stderr.

@@ -14,6 +14,7 @@ struct DaemonConnectionOptions {
   std::string app_name;
   uint32_t max_threads = 0;
   uint64_t power_budget_mw = 0;
+  bool tracing_only = false;  // see ClientOptions::tracingOnly
   std::chrono::milliseconds rpc_deadline{300};
   std::chrono::milliseconds report_interval{250};
   bool debug = false;

@@ -38,6 +38,7 @@ void toProto(const AppRecord& app, v1::App* out) {
   out->set_budget_floor_mw(app.budget_floor_mw);
   out->set_budget_warning(app.budget_warning);
   out->set_over_budget_reason(app.over_budget_reason);
+  out->set_managed(app.managed);
   for (const auto& thread : app.threads) toProto(thread, out->add_threads());
 }
 
@@ -62,6 +63,7 @@ grpc::Status AppsServiceImpl::RegisterApp(grpc::ServerContext* context, const v1
   registration.power_budget_mw = request->power_budget_mw();
   registration.max_threads = request->max_threads();
   registration.policy = request->policy();
+  registration.tracing_only = request->tracing_only();
   auto app = apps_.registerApp(*peer, registration);
   if (!app) return toGrpcStatus(app.error());
   toProto(*app, out);

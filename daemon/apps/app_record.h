@@ -50,6 +50,9 @@ struct AppRecord {
   std::string budget_warning;
   // Why the app has stayed over its budget (OverBudgetWatch); "" while not.
   std::string over_budget_reason;
+  // A budget or a policy applies: the energy manager drives the app. False
+  // only for a tracing-only registration that nothing has enrolled yet.
+  bool managed = true;
 };
 
 // The energy manager's view of an app after a control step, for `apps`.
@@ -74,6 +77,7 @@ struct AppRegistration {
   uint64_t power_budget_mw = 0;  // 0: none
   uint32_t max_threads = 0;      // 0: the node's core count
   std::string policy;
+  bool tracing_only = false;  // task events only: not managed until told
 };
 
 }  // namespace nk

@@ -92,7 +92,10 @@ Result<AppRecord> AppRegistry::registerApp(const PeerCredentials& caller, const 
   app.policy = registration.policy;
   app.max_threads = registration.max_threads == 0 ? options_.default_max_threads : registration.max_threads;
   app.decision.seq = 1;
-  app.decision.thread_count = app.max_threads;
+  // Tracing alone changes nothing: without a budget or a policy such an app
+  // gets no D (0 is "unchanged" on the stream) until something enrols it.
+  app.managed = !registration.tracing_only || app.power_budget_mw > 0 || !app.policy.empty();
+  app.decision.thread_count = app.managed ? app.max_threads : 0;
   judgeBudget(app);
   apps_.emplace(app.id, app);
   return app;
@@ -162,6 +165,7 @@ Result<AppRecord> AppRegistry::setPowerBudget(const PeerCredentials& caller, uin
   if (it == apps_.end()) return noSuchApp(app_id);
   it->second.power_budget_mw = static_cast<uint64_t>(power_budget_mw);
   judgeBudget(it->second);
+  if (enrolLocked(it->second)) changed_.notify_all();
   return it->second;
 }
 
@@ -172,7 +176,27 @@ Result<AppRecord> AppRegistry::setPolicy(const PeerCredentials& caller, uint64_t
   if (Status s = requireOwnerOrAdmin(caller, it->second, "setting the policy"); !s) return s.error();
   if (Status s = checkPolicy(policy); !s) return s.error();
   it->second.policy = policy;
+  // Naming a policy enrols the app; "the node's policy" (empty) does not by itself.
+  if (!policy.empty() && enrolLocked(it->second)) changed_.notify_all();
   return it->second;
+}
+
+bool AppRegistry::enrol(uint64_t app_id) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = apps_.find(app_id);
+    if (it == apps_.end() || !enrolLocked(it->second)) return false;
+  }
+  changed_.notify_all();
+  return true;
+}
+
+bool AppRegistry::enrolLocked(AppRecord& app) {
+  if (app.managed) return false;
+  app.managed = true;
+  app.decision.thread_count = app.max_threads;
+  ++app.decision.seq;
+  return true;
 }
 
 void AppRegistry::updateManaged(uint64_t app_id, const AppManagedState& state) {

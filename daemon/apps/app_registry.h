@@ -57,6 +57,9 @@ class AppRegistry {
 
   // An empty name returns the app to the node's policy.
   Result<AppRecord> setPolicy(const PeerCredentials& caller, uint64_t app_id, const std::string& policy);
+  // Puts a tracing-only app under energy management (a node policy the admin
+  // set now applies to it). False if there is no such app or it was managed.
+  bool enrol(uint64_t app_id);
   // The energy manager's last step, shown by list(); placements of threads
   // that are no longer registered are ignored.
   void updateManaged(uint64_t app_id, const AppManagedState& state);
@@ -93,6 +96,9 @@ class AppRegistry {
   // OK for the owner (same uid) or an admin; PERMISSION_DENIED naming `action`.
   Status requireOwnerOrAdmin(const PeerCredentials& caller, const AppRecord& app, const std::string& action) const;
   void notifyRemoved(const std::vector<AppRecord>& removed) const;
+  // Under mutex_; true when the app was not managed before (then the caller
+  // notifies changed_, so that its control stream sends the first D).
+  static bool enrolLocked(AppRecord& app);
 
   const AccessPolicy& access_;
   std::unique_ptr<ProcessInspector> inspector_;

@@ -201,6 +201,14 @@ EnergySnapshot EnergyManager::baseSnapshot(const TelemetrySample& telemetry) con
 void EnergyManager::step(bool dct) {
   if (dct) (void)apps_.reapDead();  // apps without a control stream die silently
   std::vector<AppRecord> apps = apps_.list();
+  // A tracing-only app is left alone until a budget or a policy applies: its
+  // own, or a node policy the admin set (the fallback is not one). One
+  // enrolled here is managed from the next step.
+  const bool node_policy_set = isEnergyPolicy(node_.policy());
+  std::erase_if(apps, [&](const AppRecord& app) {
+    if (!app.managed && node_policy_set) (void)apps_.enrol(app.id);
+    return !app.managed;
+  });
   if (apps.empty()) {
     if (active_) releaseAll();
     return;

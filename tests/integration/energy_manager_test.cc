@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -32,10 +33,11 @@ namespace {
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
 
-// Team sizes of the regions the probe printed ("region R threads T").
+// Team sizes of the regions the probe printed ("region R threads T"). A
+// last line still being written ("threads 1" of "threads 12") is left out.
 std::vector<int> teamSizes(const std::string& output) {
   std::vector<int> sizes;
-  std::istringstream in(output);
+  std::istringstream in(output.substr(0, output.rfind('\n') + 1));
   std::string line;
   while (std::getline(in, line)) {
     int region = 0, threads = 0;
@@ -54,6 +56,18 @@ std::string cpusAllowed(pid_t pid, int32_t tid) {
       return value;
     }
   return "";
+}
+
+// Every thread of the process and the CPUs it may run on.
+std::map<int32_t, std::string> threadMasks(pid_t pid) {
+  std::map<int32_t, std::string> masks;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    int32_t tid = std::atoi(entry.path().filename().c_str());
+    std::string mask = cpusAllowed(pid, tid);
+    if (!mask.empty()) masks[tid] = mask;
+  }
+  return masks;
 }
 
 struct ProbeBuild {
@@ -86,6 +100,14 @@ class EnergyManagerTest : public DaemonFixture, public ::testing::WithParamInter
     if (GetParam().preload_libomp) argv.push_back("LD_PRELOAD=" + envOr("NK_LIBOMP"));
     argv.push_back(envOr(GetParam().probe_env));
     argv.insert(argv.end(), {regions, pause_us, (dir_ / "stop").string()});
+    return argv;
+  }
+
+  // The probe run for task events only: no budget, no policy.
+  std::vector<std::string> tracedOnlyCommand() {
+    std::vector<std::string> argv = probeCommand("100000000", "2000", kHighBudgetMw);
+    std::erase_if(argv, [](const std::string& arg) { return arg.rfind("NODEKEEPER_POWER_BUDGET_MW=", 0) == 0; });
+    argv.insert(argv.begin() + 1, "NODEKEEPER_TASKS=lossless");
     return argv;
   }
 
@@ -322,6 +344,103 @@ TEST_P(EnergyManagerTest, AnUnattainableBudgetIsTakenAndTheFloorNamed) {
   }, 30s)) << "last reason: '" << why << "', D " << (app() ? app()->thread_count() : 0);
   std::ofstream(dir_ / "stop") << "stop\n";
   EXPECT_EQ(probe.wait(20s), 0) << probe.err();
+}
+
+// The daemon cannot undo its pins once it is dead: the library gives the
+// program back its own team size and affinity when it loses the daemon.
+TEST_P(EnergyManagerTest, KilledDaemonLeavesTheProgramItsOwnTeamAndAffinity) {
+  const std::string own_mask = cpusAllowed(getpid(), getpid());  // the probe inherits it
+  ASSERT_FALSE(own_mask.empty());
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(probeCommand("100000000", "2000", kLowBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
+  // The budget holds the program at a small team, its threads pinned.
+  ASSERT_TRUE(eventually([&] {
+    auto a = app();
+    if (!a || a->threads_size() < 2 || a->thread_count() > kCores / 2) return false;
+    for (const auto& [tid, mask] : threadMasks(probe.pid()))
+      if (mask != own_mask) return true;
+    return false;
+  }, 20s)) << probe.err();
+  ASSERT_TRUE(eventually([&] {
+    auto sizes = teamSizes(probe.out());
+    return !sizes.empty() && sizes.back() <= kCores / 2;
+  }, 20s)) << "the program never ran at the small team";
+
+  daemon_.kill9();
+  std::map<int32_t, std::string> masks;
+  EXPECT_TRUE(eventually([&] {
+    masks = threadMasks(probe.pid());
+    for (const auto& [tid, mask] : masks)
+      if (mask != own_mask) return false;
+    return !masks.empty();
+  }, 10s)) << "a thread is still pinned";
+  for (const auto& [tid, mask] : masks) EXPECT_EQ(mask, own_mask) << "thread " << tid;
+  EXPECT_TRUE(eventually([&] {
+    auto sizes = teamSizes(probe.out());
+    return !sizes.empty() && sizes.back() == kCores;
+  }, 10s)) << "the program's regions did not get its own " << kCores << " threads back";
+  std::ofstream(dir_ / "stop") << "stop\n";
+  ASSERT_EQ(probe.wait(30s), 0) << probe.err();
+  EXPECT_EQ(teamSizes(probe.out()).back(), kCores);
+  EXPECT_NE(probe.err().find("gave the program back its own team size (12 threads)"), std::string::npos) << probe.err();
+}
+
+// Tracing alone changes nothing: a program run only for task events is
+// registered but neither pinned nor resized, until a budget enrols it.
+TEST_P(EnergyManagerTest, TracedOnlyProgramIsLeftAloneUntilABudgetApplies) {
+  const std::string own_mask = cpusAllowed(getpid(), getpid());
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(tracedOnlyCommand(), dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] { auto a = app(); return a && a->threads_size() >= kCores && a->control_attached(); },
+                         20s)) << probe.err();
+  // Several DCT intervals (250 ms) in which a managed app would be pinned.
+  std::this_thread::sleep_for(2s);
+  auto traced = app();
+  ASSERT_TRUE(traced);
+  EXPECT_FALSE(traced->managed());
+  EXPECT_EQ(traced->thread_count(), 0u) << "no D for an unmanaged app";
+  EXPECT_TRUE(traced->effective_policy().empty());
+  for (const auto& [tid, mask] : threadMasks(probe.pid())) EXPECT_EQ(mask, own_mask) << "thread " << tid;
+  for (const auto& t : traced->threads()) EXPECT_EQ(t.affinity().cpus_size(), 0) << "thread " << t.tid();
+  ASSERT_TRUE(eventually([&] { return teamSizes(probe.out()).size() > 20; }, 20s));
+  for (int size : teamSizes(probe.out())) ASSERT_EQ(size, kCores) << "the traced program's team size changed";
+
+  // A budget set later enrols it: from then on it is managed like any other.
+  ASSERT_TRUE(setBudget(traced->app_id(), kLowBudgetMw).ok());
+  EXPECT_TRUE(eventually([&] {
+    auto a = app();
+    if (!a || !a->managed() || a->thread_count() == 0) return false;
+    for (const auto& [tid, mask] : threadMasks(probe.pid()))
+      if (mask != own_mask) return true;
+    return false;
+  }, 20s)) << "the budget did not enrol the traced program";
+  std::ofstream(dir_ / "stop") << "stop\n";
+  EXPECT_EQ(probe.wait(30s), 0) << probe.err();
+}
+
+// A node policy the admin sets applies to every app, the traced ones too.
+TEST_P(EnergyManagerTest, NodePolicyTheAdminSetsEnrolsATracedProgram) {
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(tracedOnlyCommand(), dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] { auto a = app(); return a && a->threads_size() >= 2 && a->control_attached(); }, 20s))
+      << probe.err();
+  std::this_thread::sleep_for(1s);  // a few DCT intervals
+  ASSERT_FALSE(app()->managed());
+  {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::SetPolicyRequest request;
+    request.set_policy("thermal-aware");
+    v1::NodePolicy reply;
+    grpc::Status status = node_->SetPolicy(&context, request, &reply);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  EXPECT_TRUE(eventually([&] {
+    auto a = app();
+    return a && a->managed() && a->thread_count() > 0 && a->effective_policy() == "thermal-aware";
+  }, 20s)) << "the node's policy did not enrol the traced program";
+  std::ofstream(dir_ / "stop") << "stop\n";
+  EXPECT_EQ(probe.wait(30s), 0) << probe.err();
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, EnergyManagerTest,

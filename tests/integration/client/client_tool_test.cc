@@ -161,6 +161,9 @@ TEST_P(ClientToolTest, DaemonWithoutAppsApiSaysOneLine) {
   EXPECT_NE(err[0].find("apps API not implemented by the daemon"), std::string::npos) << err[0];
 }
 
+// A daemon that answers late may only be busy: a short program neither
+// waits for it nor cries wolf about it (issue 17: only a gone daemon, or one
+// silent for several seconds, is "not reachable").
 TEST_P(ClientToolTest, HangingDaemonDoesNotHangTheProgram) {
   FakeAppsService service(3, 3s);
   serve(&service);
@@ -169,9 +172,7 @@ TEST_P(ClientToolTest, HangingDaemonDoesNotHangTheProgram) {
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_LT(took, 3s);
-  auto err = lines(result.err);
-  ASSERT_EQ(err.size(), 1u) << result.err;
-  EXPECT_NE(err[0].find("no answer in time"), std::string::npos) << err[0];
+  EXPECT_EQ(result.err, "") << "a slow daemon was reported as absent";
 }
 
 TEST_P(ClientToolTest, DaemonDecisionDrivesTheTeamSize) {

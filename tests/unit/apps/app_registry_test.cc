@@ -410,5 +410,57 @@ TEST_F(AppRegistryTest, ManagedStateIsShownAndAMoveWakesTheStream) {
   EXPECT_EQ(registry_->find(app.id)->threads[0].core, 8);
 }
 
+// Tracing alone changes nothing: a tracing-only registration is kept (so
+// that a budget can enrol it later) but gets no D until one applies.
+TEST_F(AppRegistryTest, TracingOnlyAppIsUnmanagedUntilABudgetApplies) {
+  EXPECT_TRUE(registerOwnerApp(8).managed) << "an app that loaded the tool for energy management is managed";
+  ASSERT_TRUE(registry_->unregisterApp(owner_, registry_->findByPid(kAppPid)->id).ok());
+
+  AppRegistration registration;
+  registration.max_threads = 8;
+  registration.tracing_only = true;
+  auto app = registry_->registerApp(owner_, registration);
+  ASSERT_TRUE(app.ok()) << app.error().message;
+  EXPECT_FALSE(app->managed);
+  EXPECT_EQ(app->decision.thread_count, 0u) << "0 is 'unchanged' on the control stream";
+  ASSERT_TRUE(registry_->attachControl(owner_, app->id).ok());
+  bool gone = true;
+  auto first = registry_->waitDecision(app->id, 0, 1s, &gone);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->thread_count, 0u);
+
+  ASSERT_TRUE(registry_->setPowerBudget(owner_, app->id, 40000).ok());
+  EXPECT_TRUE(registry_->find(app->id)->managed);
+  auto enrolled = registry_->waitDecision(app->id, first->seq, 1s, &gone);
+  ASSERT_TRUE(enrolled) << "enrolment must reach the control stream";
+  EXPECT_EQ(enrolled->thread_count, 8u);
+  EXPECT_FALSE(registry_->enrol(app->id)) << "managed already";
+}
+
+TEST_F(AppRegistryTest, TracingOnlyAppIsEnrolledByAPolicyOrTheNode) {
+  AppRegistration registration;
+  registration.tracing_only = true;
+  auto by_policy = registry_->registerApp(owner_, registration);
+  ASSERT_TRUE(by_policy.ok());
+  ASSERT_TRUE(registry_->setPolicy(owner_, by_policy->id, "").ok());
+  EXPECT_FALSE(registry_->find(by_policy->id)->managed) << "the node's policy is not one the app asked for";
+  ASSERT_TRUE(registry_->setPolicy(owner_, by_policy->id, "ondemand").ok());
+  EXPECT_TRUE(registry_->find(by_policy->id)->managed);
+  EXPECT_EQ(registry_->find(by_policy->id)->decision.thread_count, 12u);
+
+  auto by_node = registry_->registerApp(other_, registration);
+  ASSERT_TRUE(by_node.ok());
+  EXPECT_FALSE(by_node->managed);
+  EXPECT_TRUE(registry_->enrol(by_node->id));
+  EXPECT_TRUE(registry_->find(by_node->id)->managed);
+  EXPECT_GT(registry_->find(by_node->id)->decision.seq, by_node->decision.seq);
+
+  registration.power_budget_mw = 30000;
+  procs_->addProcess(7100);
+  auto with_budget = registry_->registerApp(caller(7100, kOwnerUid), registration);
+  ASSERT_TRUE(with_budget.ok());
+  EXPECT_TRUE(with_budget->managed) << "a budget at registration applies at once";
+}
+
 }  // namespace
 }  // namespace nk

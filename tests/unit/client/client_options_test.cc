@@ -99,5 +99,16 @@ TEST(ClientOptions, BadTaskSettingsAreOneWarningEachAndIgnored) {
   EXPECT_NE(options.warnings[1].find("NODEKEEPER_TASK_BUFFER=\"12\""), std::string::npos);
 }
 
+TEST(ClientOptions, TracingOnlyMeansTaskEventsWithoutABudget) {
+  g_env = {{"NODEKEEPER_TASKS", "lossless"}};
+  EXPECT_TRUE(ClientOptions::fromEnvironment(&fakeGetenv).tracingOnly());
+  g_env = {{"NODEKEEPER_TASKS", "lossy"}, {"NODEKEEPER_POWER_BUDGET_MW", "40000"}};
+  EXPECT_FALSE(ClientOptions::fromEnvironment(&fakeGetenv).tracingOnly()) << "a budget asks for management";
+  g_env = {{"NODEKEEPER_TASKS", "off"}};
+  EXPECT_FALSE(ClientOptions::fromEnvironment(&fakeGetenv).tracingOnly()) << "the tool loaded for energy management";
+  g_env.clear();
+  EXPECT_FALSE(ClientOptions::fromEnvironment(&fakeGetenv).tracingOnly());
+}
+
 }  // namespace
 }  // namespace nk::client

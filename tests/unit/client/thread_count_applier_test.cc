@@ -62,5 +62,48 @@ TEST(ThreadCountApplier, WithoutRuntimeTheDecisionWaits) {
   EXPECT_EQ(g_set, (std::vector<int>{3}));
 }
 
+int g_own = 12;
+int ownTeamSize() { return g_own; }
+
+TEST(ThreadCountApplier, OwnTeamSizeIsReadBeforeTheFirstDecision) {
+  g_set.clear();
+  g_own = 12;
+  ThreadCountApplier applier(&record, &ownTeamSize);
+  EXPECT_EQ(applier.giveBackOwnTeamSize(), 0u) << "nothing applied yet: nothing to give back";
+  applier.setDecision(2);
+  EXPECT_TRUE(applier.applyPending());
+  g_own = 2;  // what the runtime says once D is in place
+  applier.setDecision(3);
+  EXPECT_TRUE(applier.applyPending());
+  EXPECT_EQ(applier.ownTeamSize(), 12u);
+}
+
+TEST(ThreadCountApplier, GiveBackAppliesTheOwnTeamSizeAtTheNextRegion) {
+  g_set.clear();
+  g_own = 12;
+  ThreadCountApplier applier(&record, &ownTeamSize);
+  applier.setDecision(2);
+  applier.applyPending();
+  EXPECT_EQ(applier.giveBackOwnTeamSize(), 12u);
+  EXPECT_EQ(applier.decision(), 0u) << "no daemon decision stands after a loss";
+  EXPECT_TRUE(applier.hasPending());
+  EXPECT_TRUE(applier.applyPending());
+  EXPECT_EQ(g_set, (std::vector<int>{2, 12}));
+  EXPECT_EQ(applier.applied(), 12u);
+  // A daemon that comes back decides again.
+  applier.setDecision(4);
+  EXPECT_TRUE(applier.applyPending());
+  EXPECT_EQ(g_set.back(), 4);
+}
+
+TEST(ThreadCountApplier, WithoutGetterThereIsNothingToGiveBack) {
+  g_set.clear();
+  ThreadCountApplier applier(&record);
+  applier.setDecision(2);
+  applier.applyPending();
+  EXPECT_EQ(applier.giveBackOwnTeamSize(), 0u);
+  EXPECT_FALSE(applier.hasPending());
+}
+
 }  // namespace
 }  // namespace nk::client
