@@ -53,6 +53,10 @@ class FaultTreeCoordinator {
     // Each fault published here (this node is the root or acting root), once.
     std::function<void(const FaultRecord&)> on_published;
     std::function<void(const std::string&)> log_info;
+    // The time between heartbeat ticks, each tick (busy_node_bench reads it).
+    std::function<void(const std::string&)> log_debug;
+    // Run first on the coordinator's thread (the daemon raises its priority).
+    std::function<void()> on_thread_start;
   };
 
   // `default_node`: this node's name when no rank of a job says otherwise.
