@@ -6,6 +6,8 @@ shift
 export NK_DAEMON="$build/daemon/nodekeeperd" NK_CLI="$build/cli/nodekeeper"
 "$build/bench/telemetry_bench" "$@"
 echo
+"$build/bench/busy_node_bench"
+echo
 "$build/bench/energy_step_bench"
 if [[ -x "$build/bench/ompt_overhead_bench" ]]; then
   echo

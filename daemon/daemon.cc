@@ -37,6 +37,7 @@
 #include "api/unix_socket_server.h"
 #include "node/access_policy.h"
 #include "node/node_controller.h"
+#include "platform/thread_priority.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "api/tasks_service_impl.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
@@ -173,6 +174,7 @@ void Daemon::blockSignals() {
 Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   auto daemon = std::make_unique<Daemon>(PrivateTag{});
   daemon->options_ = options;
+  ThreadPriority::setRefusalLog([](const std::string& message) { Logger::debug(message); });
   daemon->node_name_ = options.node_name.empty() ? hostName() : options.node_name;
   if (Status s = makeDirectory(options.state_dir, "state directory"); !s) return s.error();
   // The peer token and the fault rules first: a bad file stops the start
@@ -346,6 +348,11 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   tree.on_published = logFault;
   tree.symptoms = symptoms_.get();
   tree.log_info = [](const std::string& message) { Logger::info(message); };
+  tree.log_debug = [](const std::string& message) { Logger::debug(message); };
+  tree.on_thread_start = [] {
+    pthread_setname_np(pthread_self(), "nk-fault-tree");
+    ThreadPriority::raiseLatencyBound("nk-fault-tree");
+  };
   fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name_, *jobs_, *peer_network_, *peer_network_,
                                                        *fault_reports_, std::move(rules), tree);
   fault_tree_->start();

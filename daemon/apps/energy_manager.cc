@@ -9,6 +9,7 @@
 #include "energy/policy_registry.h"
 #include "node/node_controller.h"
 #include "node/telemetry_sample.h"
+#include "platform/thread_priority.h"
 
 namespace nk {
 
@@ -109,6 +110,7 @@ void EnergyManager::stop() {
 
 void EnergyManager::run() {
   pthread_setname_np(pthread_self(), "nk-energy");
+  ThreadPriority::raiseLatencyBound("nk-energy");
   auto interval = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(std::max(0.001, options_.config.dvfsIntervalS())));
   uint32_t per_dct = std::max<uint32_t>(1, options_.config.dvfs_per_dct);
@@ -119,6 +121,12 @@ void EnergyManager::run() {
       std::unique_lock lock(mutex_);
       if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
     }
+    // How late this step runs against its schedule: on a busy node the
+    // scheduler's delay shows here first (busy_node_bench reads these lines).
+    if (options_.log_debug)
+      options_.log_debug("energy loop: step late by " +
+                         std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - next).count()) +
+                         " us");
     // With no app to manage, look for one only every N-th tick: a node
     // without apps keeps the daemon's idle cost where it was.
     next += active_ ? interval : interval * per_dct;

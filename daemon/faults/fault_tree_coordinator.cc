@@ -265,8 +265,10 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
 }
 
 void FaultTreeCoordinator::run() {
+  if (options_.on_thread_start) options_.on_thread_start();
   const auto period = options_.localiser.heartbeat_period;
   auto next_tick = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_tick;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     wake_.wait_until(lock, next_tick, [&] { return stopping_ || !queue_.empty(); });
@@ -276,6 +278,12 @@ void FaultTreeCoordinator::run() {
     lock.unlock();
     for (Event& event : events) event(wallClockNs());
     if (std::chrono::steady_clock::now() >= next_tick) {
+      auto now = std::chrono::steady_clock::now();
+      if (options_.log_debug && last_tick != std::chrono::steady_clock::time_point{})
+        options_.log_debug("fault tree: heartbeat period " +
+                           std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(now - last_tick).count()) +
+                           " us");
+      last_tick = now;
       tickAll(wallClockNs());
       next_tick = std::chrono::steady_clock::now() + period;
     }

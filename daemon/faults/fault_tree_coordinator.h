@@ -59,6 +59,10 @@ class FaultTreeCoordinator {
     // ranks' (`nodekeeper symptoms`): once each, here where they are
     // raised, not where the tree sends them. Null: not listed.
     SymptomStore* symptoms = nullptr;
+    // The time between heartbeat ticks, each tick (busy_node_bench reads it).
+    std::function<void(const std::string&)> log_debug;
+    // Run first on the coordinator's thread (the daemon raises its priority).
+    std::function<void()> on_thread_start;
   };
 
   // `default_node`: this node's name when no rank of a job says otherwise.

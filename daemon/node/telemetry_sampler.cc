@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "platform/thread_priority.h"
+
 namespace nk {
 
 namespace {
@@ -63,6 +65,7 @@ void TelemetrySampler::stop() {
 
 void TelemetrySampler::run() {
   pthread_setname_np(pthread_self(), "nk-sampler");
+  ThreadPriority::raiseLatencyBound("nk-sampler");
   auto next = std::chrono::steady_clock::now() + interval_;
   std::unique_lock lock(run_mutex_);
   while (!stopping_) {

@@ -32,6 +32,7 @@ bool DaemonProcess::start(const std::filesystem::path& dir, const std::vector<st
   socket_ = dir / "nk.sock";
   stderr_path_ = dir / ("daemon-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".log");
   start_failure_.clear();
+  if (!host_load_) host_load_ = HostLoad::fromEnvironment();
   // Checked here so the reason reaches the test; the child could only exit 127.
   if (::access(program_.c_str(), X_OK) != 0) {
     start_failure_ = "cannot run the daemon " + program_ + ": " + std::strerror(errno) + "\n";

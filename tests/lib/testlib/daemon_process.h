@@ -3,16 +3,20 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "testlib/host_load.h"
 #include "testlib/test_env.h"
 
 namespace nk::test {
 
 // A real nodekeeperd on an emulated node, for integration tests and
 // benchmarks: started in a state directory with its socket there, waited
-// for until the socket appears, stopped (SIGTERM) when destroyed.
+// for until the socket appears, stopped (SIGTERM) when destroyed. With
+// NK_TEST_HOST_LOAD=N set (`./run soak`) it holds the shared HostLoad from
+// its first start until destroyed, so every daemon test runs on a busy host.
 class DaemonProcess {
  public:
   // `program` is a path; tests name a missing or fake one to test this class.
@@ -37,6 +41,8 @@ class DaemonProcess {
   const std::filesystem::path& socket() const { return socket_; }
   const std::filesystem::path& stateDir() const { return dir_; }
   std::filesystem::path sysfs() const { return dir_ / "sysfs" / "sys"; }
+  // The daemon's stderr (its log), for tests and benchmarks that read it.
+  const std::filesystem::path& stderrPath() const { return stderr_path_; }
   // Why the last start failed (a line, when it did), then the daemon's stderr.
   std::string lastError() const;
 
@@ -50,6 +56,7 @@ class DaemonProcess {
   std::filesystem::path socket_;
   std::filesystem::path stderr_path_;
   std::string start_failure_;
+  std::shared_ptr<HostLoad> host_load_;
 };
 
 }  // namespace nk::test
