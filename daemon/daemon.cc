@@ -319,7 +319,9 @@ void Daemon::startEnergyManager() {
   }
   energy.log_info = [](const std::string& message) { Logger::info(message); };
   energy.log_warning = [](const std::string& message) { Logger::warning(message); };
-  energy.log_debug = [](const std::string& message) { Logger::debug(message); };
+  // Set only at debug level: the loops then skip building lines nobody keeps.
+  if (options_.log_level == LogLevel::kDebug)
+    energy.log_debug = [](const std::string& message) { Logger::debug(message); };
   energy_ = std::make_unique<EnergyManager>(*apps_, *node_, std::make_unique<SchedThreadAffinity>(), energy);
   energy_->start();
 }
@@ -348,7 +350,8 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   tree.on_published = logFault;
   tree.symptoms = symptoms_.get();
   tree.log_info = [](const std::string& message) { Logger::info(message); };
-  tree.log_debug = [](const std::string& message) { Logger::debug(message); };
+  if (options_.log_level == LogLevel::kDebug)
+    tree.log_debug = [](const std::string& message) { Logger::debug(message); };
   tree.on_thread_start = [] {
     pthread_setname_np(pthread_self(), "nk-fault-tree");
     ThreadPriority::raiseLatencyBound("nk-fault-tree");
