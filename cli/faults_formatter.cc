@@ -1,6 +1,5 @@
 #include "cli/faults_formatter.h"
 
-#include <string.h>
 #include <time.h>
 
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/table.h"
+#include "base/signal_name.h"
 #include "base/units.h"
 
 namespace nk::cli {
@@ -151,9 +151,7 @@ namespace {
 std::string jobEnding(const pb::Job& job) {
   const int signal = job.cancelled_by_signal();
   if (signal == 0) return "";
-  const char* abbreviation = sigabbrev_np(signal);
-  return "cancelled (" + (abbreviation ? "SIG" + std::string(abbreviation) : "signal " + std::to_string(signal)) +
-         ")";
+  return "cancelled (" + signalName(signal) + ")";
 }
 
 // A rank's process state, or how its job ended once the process is gone.

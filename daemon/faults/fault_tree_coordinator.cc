@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base/clock.h"
+#include "base/signal_name.h"
 #include "faults/job_registry.h"
 #include "faults/rank_ending.h"
 #include "faults/symptom_store.h"
@@ -240,7 +241,7 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
       localiser.detect(std::move(s), now_ns);
     }
     if (outcome.cancelled && jobs_.markCancelled(job_id, outcome.cancelled->signal) && options_.log_info)
-      options_.log_info("job " + job_id + ": cancelled (" + RankEnding::signalName(outcome.cancelled->signal) +
+      options_.log_info("job " + job_id + ": cancelled (" + signalName(outcome.cancelled->signal) +
                         "): rank " + std::to_string(outcome.cancelled->rank) + " on " + localiser.self() +
                         " ended by it; not a fault");
     // The job is over here when its ranks finalized, or when none is left

@@ -12,8 +12,6 @@ namespace nk {
 class RankEnding {
  public:
   static bool isCancellation(int signal);
-  // "SIGINT", ..., or "signal N".
-  static std::string signalName(int signal);
 };
 
 }  // namespace nk
