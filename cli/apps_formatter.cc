@@ -46,13 +46,15 @@ std::string render(const google::protobuf::RepeatedPtrField<pb::App>& apps) {
   Table table({{"ID", Table::Align::kRight},
                {"PID", Table::Align::kRight},
                {"NAME"},
+               {"MANAGED"},
                {"POLICY"},
                {"D", Table::Align::kRight},
                {"BUDGET", Table::Align::kRight},
                {"POWER", Table::Align::kRight}});
   for (const auto& app : apps) {
     // 0 mW is "not measured yet", not an idle app.
-    table.addRow({std::to_string(app.app_id()), std::to_string(app.pid()), orDash(app.name()), shownPolicy(app),
+    table.addRow({std::to_string(app.app_id()), std::to_string(app.pid()), orDash(app.name()),
+                  app.managed() ? "yes" : "no", shownPolicy(app),
                   AppsFormatter::threads(app), AppsFormatter::budget(app),
                   app.measured_power_mw() == 0 ? "-" : watts(app.measured_power_mw())});
   }
@@ -87,6 +89,7 @@ Json appObject(const pb::App& app) {
           {"pid", app.pid()},
           {"uid", app.uid()},
           {"name", app.name()},
+          {"managed", app.managed()},
           {"policy", app.policy()},
           {"effective_policy", app.effective_policy()},
           {"threads_d", app.thread_count()},

@@ -29,6 +29,7 @@ pb::AppList makeApps() {
   probe->set_max_threads(12);
   probe->set_reported_team_size(8);
   probe->set_control_attached(true);
+  probe->set_managed(true);
   pb::AppThread* master = probe->add_threads();
   master->set_tid(41230);
   master->set_omp_thread_num(0);
@@ -60,7 +61,7 @@ TEST(AppsFormatter, TableHasARowPerAppAndALinePerThread) {
   auto text = lines(AppsFormatter::appsText(makeApps()));
   ASSERT_EQ(text.size(), 5u) << AppsFormatter::appsText(makeApps());
   EXPECT_EQ(text[0].rfind("ID", 0), 0u);
-  for (const char* title : {"PID", "NAME", "POLICY", "D", "BUDGET", "POWER"})
+  for (const char* title : {"PID", "NAME", "MANAGED", "POLICY", "D", "BUDGET", "POWER"})
     EXPECT_NE(text[0].find(title), std::string::npos) << title;
 
   // App rows start at the left margin, thread lines are indented below them.
@@ -86,6 +87,10 @@ TEST(AppsFormatter, TableHasARowPerAppAndALinePerThread) {
   EXPECT_NE(text[4].find("ondemand"), std::string::npos) << text[4];
   EXPECT_NE(text[4].find("500"), std::string::npos);
   EXPECT_EQ(text[4].find(" W"), std::string::npos) << text[4];
+  // The managed app says so; the one registered for task events only does not.
+  const size_t managed_column = text[0].find("MANAGED");
+  EXPECT_EQ(text[1].substr(managed_column, 4), "yes ") << text[1];
+  EXPECT_EQ(text[4].substr(managed_column, 3), "no ") << text[4];
   // Columns are aligned: POLICY starts at the same place in both rows.
   EXPECT_EQ(text[1].find("thermal-aware"), text[4].find("ondemand"));
 }
@@ -181,6 +186,7 @@ TEST(AppsFormatter, JsonHasEveryField) {
   EXPECT_EQ(probe["power_mw"], 31250);
   EXPECT_EQ(probe["team_size"], 8);
   EXPECT_EQ(probe["control_attached"], true);
+  EXPECT_EQ(probe["managed"], true);
   ASSERT_EQ(probe["threads"].size(), 2u);
   EXPECT_EQ(probe["threads"][0]["tid"], 41230);
   EXPECT_EQ(probe["threads"][0]["omp_thread_num"], 0);
@@ -191,6 +197,7 @@ TEST(AppsFormatter, JsonHasEveryField) {
 
   const auto& fresh = parsed["apps"][1];
   EXPECT_EQ(fresh["policy"], "");
+  EXPECT_EQ(fresh["managed"], false);
   EXPECT_EQ(fresh["effective_policy"], "ondemand");
   EXPECT_EQ(fresh["budget_mw"], 0);
   EXPECT_EQ(fresh["control_attached"], false);
