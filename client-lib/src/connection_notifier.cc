@@ -6,7 +6,7 @@ namespace nk::client {
 
 ConnectionNotifier::ConnectionNotifier(std::string socket_path, std::atomic<bool>* absence_said,
                                        Clock::duration quiet_for)
-    : socket_path_(std::move(socket_path)), absence_said_(absence_said), quiet_for_(quiet_for) {}
+    : socket_path_(std::move(socket_path)), absence_said_(absence_said), failing_(quiet_for) {}
 
 std::atomic<bool>& ConnectionNotifier::processAbsenceSaid() {
   static std::atomic<bool> said{false};
@@ -16,7 +16,7 @@ std::atomic<bool>& ConnectionNotifier::processAbsenceSaid() {
 // A successful registration. Quiet on the first one: a managed program's
 // output does not change. After a spell that was said, one line.
 std::optional<std::string> ConnectionNotifier::connected() {
-  failing_since_.reset();
+  failing_.answered();
   State before = std::exchange(state_, State::kManaged);
   bool was_managed = std::exchange(ever_managed_, true);
   if (before != State::kUnmanaged) return std::nullopt;
@@ -29,14 +29,12 @@ std::optional<std::string> ConnectionNotifier::connected() {
 // daemon that is only slow to answer until it has been silent for long.
 std::optional<std::string> ConnectionNotifier::failed(const std::string& reason, Failure kind,
                                                       Clock::time_point now) {
-  if (!failing_since_) failing_since_ = now;
+  const bool long_silence = failing_.unanswered(now);
   if (state_ == State::kUnmanaged) return std::nullopt;
   std::string why = reason;
   if (kind == Failure::kNoAnswerYet) {
-    if (now - *failing_since_ < quiet_for_) return std::nullopt;
-    why = "no answer for " +
-          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - *failing_since_).count()) +
-          " s; last: " + reason;
+    if (!long_silence) return std::nullopt;
+    why = "no answer for " + std::to_string(failing_.seconds(now)) + " s; last: " + reason;
   }
   State before = std::exchange(state_, State::kUnmanaged);
   if (before == State::kStarting) {

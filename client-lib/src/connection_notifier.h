@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "base/unanswered_spell.h"
+
 namespace nk::client {
 
 // Decides which connection changes deserve a stderr line: one when the
@@ -42,10 +44,9 @@ class ConnectionNotifier {
   enum class State { kStarting, kManaged, kUnmanaged };
   std::string socket_path_;
   std::atomic<bool>* absence_said_;
-  Clock::duration quiet_for_;
   State state_ = State::kStarting;
   bool ever_managed_ = false;
-  std::optional<Clock::time_point> failing_since_;  // first failure since the last success
+  UnansweredSpell failing_;  // failures since the last success
 };
 
 }  // namespace nk::client

@@ -16,6 +16,19 @@ namespace {
 constexpr size_t kMaxQueued = 1000;
 constexpr auto kRpcDeadline = std::chrono::milliseconds(1000);
 
+// Not answered in time: the daemon is busy, or this rank was stopped while
+// it waited (the deadline is wall-clock time). Such calls are retried
+// quietly; a refusal (no socket, connection refused) is not waited out.
+bool notAnsweredInTime(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+         status.error_code() == grpc::StatusCode::CANCELLED ||
+         status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+}
+
+std::string describe(const grpc::Status& status) {
+  return status.error_message().empty() ? "gRPC code " + std::to_string(status.error_code()) : status.error_message();
+}
+
 std::unique_ptr<grpc::ClientContext> contextWithDeadline() {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + kRpcDeadline);
@@ -30,8 +43,11 @@ struct DaemonLink::Rpc {
 };
 
 DaemonLink::DaemonLink(std::string socket_path, std::chrono::milliseconds heartbeat,
-                       std::function<ProgressSnapshot()> progress)
-    : socket_path_(std::move(socket_path)), heartbeat_(heartbeat), progress_(std::move(progress)) {}
+                       std::function<ProgressSnapshot()> progress, std::chrono::milliseconds quiet_for)
+    : socket_path_(std::move(socket_path)),
+      heartbeat_(heartbeat),
+      progress_(std::move(progress)),
+      unanswered_(quiet_for) {}
 
 DaemonLink::~DaemonLink() { stop(std::chrono::milliseconds(500)); }
 
@@ -127,10 +143,14 @@ bool DaemonLink::connected() {
   auto context = contextWithDeadline();
   grpc::Status status = rpc_->stub->RegisterRank(context.get(), request, &response);
   if (!status.ok()) {
+    if (notAnsweredInTime(status) && !unanswered_.unanswered(std::chrono::steady_clock::now())) {
+      register_retry_soon_ = true;
+      return false;
+    }
     if (!said_absent_) {
       said_absent_ = true;
       say("nodekeeper-pmpi: nodekeeperd at " + socket_path_ + " did not register rank " +
-          std::to_string(registration_.rank) + " (" + status.error_message() + "); it runs on without fault detection");
+          std::to_string(registration_.rank) + " (" + describe(status) + "); it runs on without fault detection");
     }
     return false;
   }
@@ -149,6 +169,7 @@ bool DaemonLink::connected() {
     if (!s.ok()) say("nodekeeper-pmpi: nodekeeperd refused the job's node list: " + s.error_message());
   }
   registered_ = true;
+  unanswered_.answered();
   if (said_lost_) {
     // A daemon that restarted knows nothing of the job: it has it again.
     said_lost_ = false;
@@ -160,10 +181,34 @@ bool DaemonLink::connected() {
   return true;
 }
 
+// What did not get through stays queued either way. A daemon that is only
+// slow keeps the registration and is tried again at the next heartbeat,
+// saying nothing; one that restarted without the job (NOT_FOUND) is
+// registered with again at once; one that is gone is said lost, once.
+void DaemonLink::handleFailure(const grpc::Status& failure, std::chrono::steady_clock::time_point now) {
+  const auto after = std::chrono::steady_clock::now();
+  const bool late = notAnsweredInTime(failure);
+  if (late && !unanswered_.unanswered(after)) return;
+  registered_ = false;
+  if (failure.error_code() == grpc::StatusCode::NOT_FOUND) {
+    next_attempt_ = after;
+    return;
+  }
+  if (!said_lost_) {
+    said_lost_ = true;
+    const std::string why =
+        late ? "no answer for " + std::to_string(unanswered_.seconds(after)) + " s" : describe(failure);
+    say("nodekeeper-pmpi: lost nodekeeperd at " + socket_path_ + " (" + why + "); rank " +
+        std::to_string(registration_.rank) + " runs on without fault detection until it is back");
+  }
+  rpc_.reset();
+  next_attempt_ = now + std::chrono::seconds(1);
+}
+
 void DaemonLink::run() {
   std::unique_lock lock(mutex_);
   auto next_heartbeat = std::chrono::steady_clock::now();
-  auto next_attempt = next_heartbeat;
+  next_attempt_ = next_heartbeat;
   while (true) {
     bool stopping = stopping_;
     const uint64_t urgent = urgent_asked_ > urgent_done_ ? urgent_asked_ : 0;
@@ -174,11 +219,13 @@ void DaemonLink::run() {
 
     auto now = std::chrono::steady_clock::now();
     bool up = registered_;
-    if (!up && now >= next_attempt) {
+    if (!up && now >= next_attempt_) {
+      register_retry_soon_ = false;
       up = connected();
-      if (!up) next_attempt = now + std::chrono::seconds(2);
+      if (!up) next_attempt_ = now + (register_retry_soon_ ? heartbeat_ : std::chrono::milliseconds(2000));
     }
-    bool failed = false;
+    bool failed = false, answered = false;
+    grpc::Status failure;
     std::deque<SymptomReport> unsent;
     // Kept for when the daemon is back (bounded, like the queue).
     if (!up) unsent.swap(pending);
@@ -205,9 +252,13 @@ void DaemonLink::run() {
         symptom.set_waited_s(s.waited_s);
         v1::ReportSymptomResponse ignored;
         auto context = contextWithDeadline();
-        if (!rpc_->stub->ReportSymptom(context.get(), symptom, &ignored).ok()) {
+        grpc::Status status = rpc_->stub->ReportSymptom(context.get(), symptom, &ignored);
+        if (!status.ok()) {
           failed = true;
+          failure = status;
           unsent.push_back(s);
+        } else {
+          answered = true;
         }
       }
       if (!failed && (now >= next_heartbeat || stopping || urgent)) {
@@ -228,22 +279,18 @@ void DaemonLink::run() {
                 .count());
         v1::ReportProgressResponse ignored;
         auto context = contextWithDeadline();
-        if (!rpc_->stub->ReportProgress(context.get(), report, &ignored).ok()) failed = true;
-        else urgent_sent = urgent != 0;
+        grpc::Status status = rpc_->stub->ReportProgress(context.get(), report, &ignored);
+        if (!status.ok()) {
+          failed = true;
+          failure = status;
+        } else {
+          answered = true;
+          urgent_sent = urgent != 0;
+        }
         next_heartbeat = now + heartbeat_;
       }
-      if (failed && !said_lost_) {
-        said_lost_ = true;
-        say("nodekeeper-pmpi: lost nodekeeperd at " + socket_path_ + "; rank " + std::to_string(registration_.rank) +
-            " runs on without fault detection until it is back");
-      }
-      if (failed) {
-        // Gone, or restarted and without the job (its calls answer NOT_FOUND):
-        // register again, and keep what did not get through.
-        registered_ = false;
-        rpc_.reset();
-        next_attempt = now + std::chrono::seconds(1);
-      }
+      if (answered) unanswered_.answered();
+      if (failed) handleFailure(failure, now);
     }
     lock.lock();
     if (urgent) {
@@ -261,7 +308,7 @@ void DaemonLink::run() {
     // Not registered: nothing to do before the next attempt (the heartbeat
     // time has passed unsent; waiting for it would spin).
     if (!registered_)
-      wake_.wait_until(lock, next_attempt, [&] { return stopping_ || urgent_asked_ > urgent_done_; });
+      wake_.wait_until(lock, next_attempt_, [&] { return stopping_ || urgent_asked_ > urgent_done_; });
     else if (queue_.empty())
       wake_.wait_until(lock, next_heartbeat, [&] { return stopping_ || urgent_asked_ > urgent_done_; });
   }

@@ -12,6 +12,12 @@
 #include <utility>
 #include <vector>
 
+#include "base/unanswered_spell.h"
+
+namespace grpc {
+class Status;
+}
+
 namespace nk::pmpi {
 
 // What the agent tells its node's daemon, in plain values (the gRPC
@@ -51,7 +57,11 @@ struct ProgressSnapshot {
 // dies, the job runs on, said once on stderr; registration is retried.
 class DaemonLink {
  public:
-  DaemonLink(std::string socket_path, std::chrono::milliseconds heartbeat, std::function<ProgressSnapshot()> progress);
+  // A daemon that answers nothing in time for `quiet_for` is taken for gone;
+  // until then a late answer is retried quietly (a busy node answers late).
+  static constexpr std::chrono::milliseconds kDefaultQuietFor{5000};
+  DaemonLink(std::string socket_path, std::chrono::milliseconds heartbeat, std::function<ProgressSnapshot()> progress,
+             std::chrono::milliseconds quiet_for = kDefaultQuietFor);
   ~DaemonLink();
   DaemonLink(const DaemonLink&) = delete;
   DaemonLink& operator=(const DaemonLink&) = delete;
@@ -84,6 +94,7 @@ class DaemonLink {
  private:
   void run();
   bool connected();
+  void handleFailure(const grpc::Status& failure, std::chrono::steady_clock::time_point now);
   void say(const std::string& line);
 
   const std::string socket_path_;
@@ -101,6 +112,9 @@ class DaemonLink {
   bool finalized_ = false;
   bool registered_ = false;
   bool said_absent_ = false, said_lost_ = false;
+  UnansweredSpell unanswered_;
+  bool register_retry_soon_ = false;  // registration was not answered in time
+  std::chrono::steady_clock::time_point next_attempt_;  // of registration
   bool speaks_ = true;
   // reportProgressNow: asked for up to `urgent_asked_`, sent (or given up)
   // up to `urgent_done_`; `urgent_sent_`: the last one got through.
