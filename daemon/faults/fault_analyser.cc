@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "faults/process_state_reader.h"
+#include "faults/rank_condition.h"
 #include "faults/rank_ending.h"
 
 namespace nk {
@@ -217,9 +218,14 @@ class GroupProbe {
     return (r.state == ProcessState::kGone || r.state == ProcessState::kZombie) && !r.finalized &&
            !RankEnding::isCancellation(r.ending_signal);
   }
+  // A rank that called MPI_Finalize is finished, never a hang.
+  bool stopped(const RankStatus& r) const {
+    return RankCondition::of(r, rules_.stall_after) == RankCondition::Kind::kStopped;
+  }
+  // Starved is not stalled: a rank whose report is late but whose process
+  // runs and uses CPU is on a busy host (RankCondition).
   bool stalled(const RankStatus& r) const {
-    return (r.state == ProcessState::kRunning || r.state == ProcessState::kSleeping) && !r.finalized && r.report_age &&
-           *r.report_age > rules_.stall_after;
+    return RankCondition::of(r, rules_.stall_after) == RankCondition::Kind::kStalled;
   }
 
   std::string rankLine(const RankStatus& r) const {
@@ -238,7 +244,7 @@ class GroupProbe {
     for (const RankStatus& r : status.ranks) {
       if (!std::binary_search(suspects.begin(), suspects.end(), r.rank)) continue;
       bool matches = condition == ProbeCondition::kRankGone      ? gone(r)
-                     : condition == ProbeCondition::kRankStopped ? r.state == ProcessState::kStopped
+                     : condition == ProbeCondition::kRankStopped ? stopped(r)
                                                                  : stalled(r);
       if (!matches) continue;
       result.ranks.push_back(r.rank);
@@ -255,7 +261,7 @@ class GroupProbe {
     if (!status.answered) return result;
     std::vector<uint32_t> ranks;
     for (const RankStatus& r : status.ranks) {
-      if (gone(r) || r.state == ProcessState::kStopped || stalled(r)) return result;
+      if (gone(r) || stopped(r) || stalled(r)) return result;
       ranks.push_back(r.rank);
     }
     result.holds = true;

@@ -196,7 +196,10 @@ std::vector<RankStatus> FaultTreeCoordinator::rankStatuses(const std::string& jo
   for (const RankRecord& rank : job->ranks) {
     RankStatus status;
     status.rank = rank.rank;
-    status.state = jobs_.stateOf(rank);
+    ProcessStatus process = jobs_.statusOf(rank);
+    status.state = process.state;
+    status.cpu_time = process.cpu_time;
+    status.cpu_grew_ago = cpu_progress_.look(job_id, rank.rank, rank.pid, process.cpu_time, now_ns);
     status.finalized = rank.finalized;
     // A rank that never reported is as old as its registration.
     int64_t since = rank.last_report_ns > 0 ? rank.last_report_ns : rank.registered_ns;
@@ -258,6 +261,7 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
         selves_.erase(job_id);
         members_.erase(job_id);
       }
+      cpu_progress_.forget(job_id);
       it = trees_.erase(it);
       continue;
     }

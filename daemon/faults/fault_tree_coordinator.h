@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "faults/cpu_progress_tracker.h"
 #include "faults/fault_localiser.h"
 #include "faults/fault_record.h"
 #include "faults/fault_report_log.h"
@@ -128,6 +129,8 @@ class FaultTreeCoordinator {
   std::thread thread_;
 
   std::map<std::string, JobTree> trees_;  // only the thread touches these
+  // Looked at by the thread's ticks and by status probes' handlers alike.
+  mutable CpuProgressTracker cpu_progress_;
 };
 
 }  // namespace nk

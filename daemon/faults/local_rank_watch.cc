@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "faults/rank_condition.h"
 #include "faults/rank_ending.h"
 
 namespace nk {
@@ -60,7 +61,8 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
       s.detail = "rank " + std::to_string(rank.rank) + "'s process ended without MPI_Finalize";
       out.symptoms.push_back(std::move(s));
     }
-    const bool stopped = rank.state == ProcessState::kStopped;
+    // A rank that called MPI_Finalize is finished, whatever its process does next.
+    const bool stopped = RankCondition::of(rank, stall_after_) == RankCondition::Kind::kStopped;
     if (stopped && !raised.stopped) {
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
       s.suspect_ranks = {rank.rank};
@@ -70,7 +72,8 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
     }
     raised.stopped = stopped;
     // A stopped rank is stalled too; it was said once already.
-    const bool stalled = !ended && !stopped && !rank.finalized && rank.report_age && *rank.report_age > stall_after_;
+    // A late report from a rank that still runs is a busy host, not a hang.
+    const bool stalled = RankCondition::of(rank, stall_after_) == RankCondition::Kind::kStalled;
     if (stalled && !raised.stalled) {
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
       s.suspect_ranks = {rank.rank};
