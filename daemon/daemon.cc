@@ -29,6 +29,7 @@
 #include "energy/policy_registry.h"
 #include "faults/fault_report_log.h"
 #include "faults/fault_tree_coordinator.h"
+#include "faults/message_log_probe.h"
 #include "faults/job_registry.h"
 #include "faults/rule_file_parser.h"
 #include "faults/proc_process_state_reader.h"
@@ -355,6 +356,13 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   tree.on_thread_start = [] {
     pthread_setname_np(pthread_self(), "nk-fault-tree");
     ThreadPriority::raiseLatencyBound("nk-fault-tree");
+  };
+  // Probes about this node are answered here, its logs read as a peer's
+  // LogProbe would (FaultTreeServiceImpl's MessageLogProbe reads the same).
+  auto own_logs = std::make_shared<MessageLogProbe>(*jobs_, "/dev/shm");
+  tree.local_log_probe = [own_logs](std::string_view job_id, int64_t from_ns, int64_t to_ns) {
+    Result<LogFindings> findings = own_logs->probe(job_id, from_ns, to_ns);
+    return findings ? *findings : LogFindings{};
   };
   fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name_, *jobs_, *peer_network_, *peer_network_,
                                                        *fault_reports_, std::move(rules), tree);

@@ -37,9 +37,12 @@ FaultTreeCoordinator::FaultTreeCoordinator(std::string default_node, JobRegistry
     : default_node_(std::move(default_node)),
       jobs_(jobs),
       network_(network),
-      prober_(prober),
       reports_(reports),
       options_(std::move(options)),
+      prober_(prober, SelfAnsweringProber::Self{
+                          [this](std::string_view job_id, std::string_view node) { return isSelf(job_id, node); },
+                          [this](std::string_view job_id) { return localStatus(std::string(job_id)); },
+                          options_.local_log_probe}),
       rules_(std::move(rules)) {}
 
 FaultTreeCoordinator::~FaultTreeCoordinator() { stop(); }
@@ -95,6 +98,18 @@ std::string FaultTreeCoordinator::selfIn(const std::string& job_id) const {
   std::lock_guard lock(mutex_);
   auto it = selves_.find(job_id);
   return it == selves_.end() ? std::string() : it->second;
+}
+
+bool FaultTreeCoordinator::isSelf(std::string_view job_id, std::string_view node) const {
+  std::lock_guard lock(mutex_);
+  if (!job_id.empty()) {
+    auto it = selves_.find(std::string(job_id));
+    return it != selves_.end() && it->second == node;
+  }
+  if (node == default_node_) return true;
+  for (const auto& [job, self] : selves_)
+    if (self == node) return true;
+  return false;
 }
 
 bool FaultTreeCoordinator::inTree(const std::string& job_id, const std::string& node) const {

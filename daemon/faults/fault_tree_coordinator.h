@@ -24,6 +24,7 @@
 #include "faults/local_rank_watch.h"
 #include "faults/peer_network.h"
 #include "faults/prober.h"
+#include "faults/self_answering_prober.h"
 
 namespace nk {
 
@@ -64,6 +65,10 @@ class FaultTreeCoordinator {
     std::function<void(const std::string&)> log_debug;
     // Run first on the coordinator's thread (the daemon raises its priority).
     std::function<void()> on_thread_start;
+    // The log probe about this node, read here (MessageLogProbe): probes
+    // about this node never go through the network (SelfAnsweringProber).
+    // Null: unanswered.
+    std::function<LogFindings(std::string_view job_id, int64_t from_ns, int64_t to_ns)> local_log_probe;
   };
 
   // `default_node`: this node's name when no rank of a job says otherwise.
@@ -93,6 +98,9 @@ class FaultTreeCoordinator {
   bool overloaded() const;
   // The node name this daemon has in the job's tree ("" when none).
   std::string selfIn(const std::string& job_id) const;
+  // True when `node` is this daemon's name in the job's tree; with an
+  // empty `job_id`, in any job's tree here (or its default name).
+  bool isSelf(std::string_view job_id, std::string_view node) const;
   // True when `node` is in the job's tree here.
   bool inTree(const std::string& job_id, const std::string& node) const;
   size_t jobCount() const;
@@ -115,9 +123,10 @@ class FaultTreeCoordinator {
   const std::string default_node_;
   JobRegistry& jobs_;
   PeerNetwork& network_;
-  Prober& prober_;
   FaultReportLog& reports_;
   Options options_;
+  // What the localisers probe with: this node answered here, others by `prober`.
+  SelfAnsweringProber prober_;
 
   mutable std::mutex mutex_;  // queue, rules, selves
   std::condition_variable wake_;

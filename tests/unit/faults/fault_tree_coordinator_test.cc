@@ -625,6 +625,30 @@ TEST_F(FaultTreeCoordinatorTest, RootProbesASilentChildAndPublishesItDown) {
   EXPECT_TRUE(network.faults().empty());
 }
 
+// This node's rank stops and no other node answers, so the symptom about
+// this node stays here for TFA, and its probes about this node are answered
+// here. The network does not know n2 either: a probe through it would find
+// n2 down, and this daemon would report its own node down.
+TEST_F(FaultTreeCoordinatorTest, ProbesAboutThisNodeAreAnsweredHereNotThroughTheNetwork) {
+  threeNodeJob(1, 101);  // this daemon is n2
+  make();
+  startWithTree("jobA", "n2");
+  processes.set(101, ProcessState::kStopped);
+  ASSERT_TRUE(waitFor([&] { return publishedCount() >= 1; }));
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(published[0].kind, FaultKind::kProcessHang) << ::testing::PrintToString(published[0].evidence);
+    EXPECT_EQ(published[0].node, "n2");
+  }
+  EXPECT_EQ(network.probeCount("response", "n2"), 0u);
+  EXPECT_EQ(network.probeCount("status", "n2"), 0u);
+  EXPECT_EQ(network.probeCount("log", "n2"), 0u);
+  EXPECT_TRUE(coordinator->isSelf("jobA", "n2"));
+  EXPECT_TRUE(coordinator->isSelf("", "n2"));
+  EXPECT_FALSE(coordinator->isSelf("jobA", "n1"));
+  EXPECT_FALSE(coordinator->isSelf("jobB", "n2"));
+}
+
 TEST_F(FaultTreeCoordinatorTest, ReceivedSymptomsAreHeldUntilATriggerFires) {
   network.addNode("n1");
   network.addNode("n2");
