@@ -11,6 +11,7 @@
 #include "faults/process_state_reader.h"
 #include "faults/rank_condition.h"
 #include "faults/rank_ending.h"
+#include "faults/scheduling_delay.h"
 
 namespace nk {
 
@@ -158,8 +159,14 @@ struct ConditionResult {
 
 class GroupProbe {
  public:
-  GroupProbe(const FaultAnalyser::Group& group, const FaultRuleBase& rules, ProbeCache& cache)
-      : group_(group), rules_(rules), cache_(cache), job_(group.symptoms.front().job_id) {
+  GroupProbe(const FaultAnalyser::Group& group, const FaultRuleBase& rules, ProbeCache& cache, double delay_factor)
+      : group_(group),
+        rules_(rules),
+        cache_(cache),
+        job_(group.symptoms.front().job_id),
+        delay_factor_(delay_factor),
+        stall_after_(SchedulingDelay::scale(rules.stall_after, delay_factor)),
+        slow_rtt_(SchedulingDelay::scale(rules.slow_rtt, delay_factor)) {
     std::vector<uint32_t> named;
     for (const SymptomRecord& s : group.symptoms) named.insert(named.end(), s.suspect_ranks.begin(), s.suspect_ranks.end());
     named_ranks_ = sortedUnique(std::move(named));
@@ -209,7 +216,7 @@ class GroupProbe {
     if (condition == ProbeCondition::kUnreachable) result.holds = !response.alive();
     else if (condition == ProbeCondition::kReachable) result.holds = response.alive();
     else
-      result.holds = response.alive() && (response.answered < attempts || response.best_rtt > rules_.slow_rtt);
+      result.holds = response.alive() && (response.answered < attempts || response.best_rtt > slow_rtt_);
     return result;
   }
 
@@ -220,19 +227,22 @@ class GroupProbe {
   }
   // A rank that called MPI_Finalize is finished, never a hang.
   bool stopped(const RankStatus& r) const {
-    return RankCondition::of(r, rules_.stall_after) == RankCondition::Kind::kStopped;
+    return RankCondition::of(r, stall_after_) == RankCondition::Kind::kStopped;
   }
   // Starved is not stalled: a rank whose report is late but whose process
   // runs and uses CPU is on a busy host (RankCondition).
   bool stalled(const RankStatus& r) const {
-    return RankCondition::of(r, rules_.stall_after) == RankCondition::Kind::kStalled;
+    return RankCondition::of(r, stall_after_) == RankCondition::Kind::kStalled;
   }
 
   std::string rankLine(const RankStatus& r) const {
     std::string line = "status probe: rank " + std::to_string(r.rank) + " " + std::string(processStateName(r.state));
     if (!r.current_operation.empty()) line += " in " + r.current_operation;
     if (r.state == ProcessState::kGone || r.state == ProcessState::kZombie) line += " without MPI_Finalize";
-    if (stalled(r)) line += ", no report for " + seconds(*r.report_age);
+    if (stalled(r)) {
+      line += ", no report for " + seconds(*r.report_age);
+      if (delay_factor_ > 1.0) line += " (stall_after " + SchedulingDelay::describe(rules_.stall_after, delay_factor_) + ")";
+    }
     return line;
   }
 
@@ -302,6 +312,9 @@ class GroupProbe {
   const FaultRuleBase& rules_;
   ProbeCache& cache_;
   std::string job_;
+  double delay_factor_;
+  std::chrono::milliseconds stall_after_;
+  std::chrono::milliseconds slow_rtt_;
   std::vector<uint32_t> named_ranks_;
 };
 
@@ -412,7 +425,7 @@ FaultAnalyser::Analysis FaultAnalyser::analyse(std::vector<SymptomRecord> sympto
   for (const Group& g : analysis.groups) {
     std::set<SymptomKind> kinds;
     for (const SymptomRecord& s : g.symptoms) kinds.insert(s.kind);
-    GroupProbe probe(g, rules_, cache);
+    GroupProbe probe(g, rules_, cache, delay_factor_);
     for (const FaultRule& rule : rules_.rules) {
       bool candidate = std::any_of(rule.when.begin(), rule.when.end(), [&](SymptomKind k) { return kinds.count(k); });
       if (!candidate) continue;

@@ -47,6 +47,10 @@ class FaultLocaliser {
     // Each symptom this localiser raises itself (a lost heartbeat), once,
     // as it raises it: the daemon lists it with the ranks' symptoms.
     std::function<void(const SymptomRecord&)> on_raised;
+    // How much this host's scheduling delay grows the timeouts (the lost
+    // heartbeat's, TFA's stall_after and slow_rtt): SchedulingDelay's
+    // factor. Null: 1.
+    std::function<double()> delay_factor;
   };
   // Where a fault goes when this node is the one to report it.
   using FaultSink = std::function<void(const FaultRecord&)>;
@@ -122,7 +126,8 @@ class FaultLocaliser {
   bool reachable(const std::string& node, int64_t now_ns) const;
   void markUnreachable(const std::string& node, int64_t now_ns);
   void dropOld(int64_t now_ns);
-  int64_t heartbeatTimeoutNs() const;
+  int64_t heartbeatTimeoutNs(double delay_factor) const;
+  double delayFactor() const;
 
   std::string job_id_;
   uid_t uid_;

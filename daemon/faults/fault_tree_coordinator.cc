@@ -141,6 +141,7 @@ void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
     auto rules_now = rules();
     FaultLocaliser::Settings settings = options_.localiser;
     settings.on_raised = [this](const SymptomRecord& raised) { listRaised(raised); };
+    if (auto delay = options_.scheduling_delay) settings.delay_factor = [delay] { return delay->factor(); };
     JobTree tree{std::make_unique<FaultLocaliser>(
                      job_id, job->uid, FaultTree(order, options_.fan_out), self, settings, rules_now,
                      network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),
@@ -243,6 +244,7 @@ StatusFindings FaultTreeCoordinator::localStatus(const std::string& job_id) cons
 void FaultTreeCoordinator::tickAll(int64_t now_ns) {
   NodeState state;
   if (options_.node_state) state = options_.node_state();
+  const double delay_factor = options_.scheduling_delay ? options_.scheduling_delay->factor() : 1.0;
   for (auto it = trees_.begin(); it != trees_.end();) {
     const std::string& job_id = it->first;
     JobTree& tree = it->second;
@@ -252,6 +254,7 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     for (const RankStatus& r : ranks)
       if (r.state != ProcessState::kGone && r.state != ProcessState::kZombie) any_alive = true;
     if (any_alive) tree.last_activity_ns = now_ns;
+    tree.watch.setDelayFactor(delay_factor);
     LocalRankWatch::Outcome outcome =
         tree.watch.check(job_id, localiser.uid(), localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
     for (SymptomRecord& s : outcome.symptoms) {
@@ -291,7 +294,9 @@ void FaultTreeCoordinator::run() {
   std::chrono::steady_clock::time_point last_tick;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
+    const auto waited_from = std::chrono::steady_clock::now();
     wake_.wait_until(lock, next_tick, [&] { return stopping_ || !queue_.empty(); });
+    const auto woke = std::chrono::steady_clock::now();
     if (stopping_) break;
     std::deque<Event> events;
     events.swap(queue_);
@@ -299,6 +304,14 @@ void FaultTreeCoordinator::run() {
     for (Event& event : events) event(wallClockNs());
     if (std::chrono::steady_clock::now() >= next_tick) {
       auto now = std::chrono::steady_clock::now();
+      // How late this thread woke for its tick: the host's scheduling
+      // delay, which the fault timeouts allow for. Not the time its own
+      // work (events, probes) ran past the tick: that is no one's delay.
+      if (options_.scheduling_delay) {
+        const auto due = std::max(next_tick, waited_from);
+        if (woke >= due) options_.scheduling_delay->tickLate(woke - due, period, wallClockNs());
+        if (options_.cpu_pressure) options_.scheduling_delay->cpuPressure(options_.cpu_pressure());
+      }
       if (options_.log_debug && last_tick != std::chrono::steady_clock::time_point{})
         options_.log_debug("fault tree: heartbeat period " +
                            std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(now - last_tick).count()) +

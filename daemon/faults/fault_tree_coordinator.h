@@ -24,6 +24,7 @@
 #include "faults/local_rank_watch.h"
 #include "faults/peer_network.h"
 #include "faults/prober.h"
+#include "faults/scheduling_delay.h"
 #include "faults/self_answering_prober.h"
 
 namespace nk {
@@ -69,6 +70,12 @@ class FaultTreeCoordinator {
     // about this node never go through the network (SelfAnsweringProber).
     // Null: unanswered.
     std::function<LogFindings(std::string_view job_id, int64_t from_ns, int64_t to_ns)> local_log_probe;
+    // Fed here with how late each heartbeat tick woke and with the CPU
+    // pressure; its factor grows stall_after, the lost heartbeat's timeout
+    // and TFA's thresholds. Null: timeouts stay as configured.
+    std::shared_ptr<SchedulingDelay> scheduling_delay;
+    // "some avg10" of /proc/pressure/cpu, read once a tick (CpuPressure).
+    std::function<std::optional<double>()> cpu_pressure;
   };
 
   // `default_node`: this node's name when no rank of a job says otherwise.

@@ -205,6 +205,21 @@ TEST_F(FaultAnalyserTest, AStoppedRankThatFinalizedIsNotAHang) {
   EXPECT_TRUE(analyse({timeout("n1", {2}, 0)}).faults.empty());
 }
 
+TEST_F(FaultAnalyserTest, StallAfterAndSlowRttGrowWithTheDelayFactor) {
+  prober.healthy("n1", {2});
+  prober.rank("n1", 2).report_age = 5000ms;
+  prober.nodes["n1"].response.best_rtt = 100ms;  // above slow_rtt 50 ms, below 50 ms x3
+  FaultAnalyser busy(rules, prober, 3.0);
+  auto quiet = busy.analyse({timeout("n1", {2}, 0)}, "fln", kT0 + 60'000 * kMs);
+  EXPECT_TRUE(quiet.faults.empty()) << "5 s without a report is within stall_after 2 s x3";
+  prober.rank("n1", 2).report_age = 7000ms;
+  auto a = busy.analyse({timeout("n1", {2}, 0)}, "fln", kT0 + 60'000 * kMs);
+  ASSERT_EQ(a.faults.size(), 1u);
+  EXPECT_EQ(a.faults[0].kind, FaultKind::kProcessHang);
+  EXPECT_TRUE(hasLine(a.faults[0], "no report for 7.0 s (stall_after 2000 ms x3.0 for this host's scheduling delay = "
+                                   "6000 ms)"));
+}
+
 TEST_F(FaultAnalyserTest, StaleButFinalizedRankIsNotStalled) {
   prober.healthy("n1", {2});
   prober.rank("n1", 2).report_age = 9000ms;

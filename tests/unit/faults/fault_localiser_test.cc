@@ -451,6 +451,32 @@ TEST_F(FaultLocaliserTest, FlnSilentForFewerThanHeartbeatMissesIsNoFault) {
   EXPECT_EQ(c.at(1).watched(), strings({"n4", "n5", "n6"}));
 }
 
+// A leaf silent for longer than heartbeat_misses periods, on a host whose
+// scheduling delay grows the timeout fivefold: late, not lost. Without the
+// factor the same silence is node_down (LeafCrashIsReported...).
+TEST(FaultLocaliserDelayTest, TheHeartbeatTimeoutGrowsWithTheDelayFactor) {
+  FaultLocaliser::Settings settings;
+  double factor = 5.0;
+  settings.delay_factor = [&factor] { return factor; };
+  Cluster c(settings);
+  c.run(1000ms);
+  c.kill(4);
+  c.run(800ms);  // 8 periods: more than 3, fewer than 3 x 5
+  c.revive(4);
+  c.run(3s);
+  EXPECT_TRUE(c.summary().empty());
+  EXPECT_EQ(c.at(1).counters().symptoms_detected, 0u);
+  // Silent past the grown timeout: found, and the symptom says the timeout.
+  c.kill(4);
+  c.run(3s);
+  ASSERT_EQ(c.summary(), strings({"n0 <- node_down n4 by n1"}));
+  ASSERT_FALSE(c.reports.empty());
+  bool said = false;
+  for (const std::string& line : c.reports.front().fault.evidence)
+    said = said || line.find("(timeout 300 ms x5.0 for this host's scheduling delay = 1500 ms)") != std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(c.reports.front().fault.evidence);
+}
+
 // --- 3: the FLN, then the node -----------------------------------------------------
 
 TEST_F(FaultLocaliserTest, NodeWhoseFlnIsDownIsLocalisedByItsSfln) {

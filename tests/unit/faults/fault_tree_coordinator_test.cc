@@ -649,6 +649,25 @@ TEST_F(FaultTreeCoordinatorTest, ProbesAboutThisNodeAreAnsweredHereNotThroughThe
   EXPECT_FALSE(coordinator->isSelf("jobB", "n2"));
 }
 
+// The tick feeds the scheduling delay (CPU pressure here: lateness cannot
+// be made to order), and a rank's stall is judged against the grown stall_after.
+TEST_F(FaultTreeCoordinatorTest, TheTickFeedsTheSchedulingDelayAndStallAfterGrowsWithIt) {
+  network.addNode("n1");
+  network.addNode("n2");
+  network.addNode("n3");
+  options.scheduling_delay = std::make_shared<SchedulingDelay>();
+  options.cpu_pressure = [] { return std::optional<double>(100.0); };  // factor 4
+  // Registered 3 s ago without a report since: past stall_after (2 s), not past 2 s x4.
+  registerRank("jobA", 1, 3, "n2", 101, realNowNs() - 3000 * kMs);
+  setNodes("jobA", {{"n1", {0}}, {"n2", {1}}, {"n3", {2}}});
+  processes.set(101, ProcessState::kRunning);
+  make();
+  startWithTree("jobA", "n2");
+  waitTicks(5);
+  EXPECT_DOUBLE_EQ(options.scheduling_delay->factor(), 4.0);
+  EXPECT_TRUE(network.symptoms().empty());
+}
+
 TEST_F(FaultTreeCoordinatorTest, ReceivedSymptomsAreHeldUntilATriggerFires) {
   network.addNode("n1");
   network.addNode("n2");

@@ -153,6 +153,18 @@ TEST_F(LocalRankWatchTest, ALateReportFromARankThatRunsIsStarvationNotAStall) {
   EXPECT_TRUE(check({rank(6, ProcessState::kStopped, true, 9000ms), rank(7, ProcessState::kGone, true)}).symptoms.empty());
 }
 
+// On a busy host stall_after grows by the scheduling delay's factor, and
+// the symptom says by how much.
+TEST_F(LocalRankWatchTest, StallAfterGrowsWithTheDelayFactorAndTheDetailSaysSo) {
+  watch.setDelayFactor(2.5);
+  EXPECT_TRUE(check({rank(4, ProcessState::kRunning, false, 4999ms)}).symptoms.empty());
+  auto out = check({rank(4, ProcessState::kRunning, false, 5001ms)});
+  ASSERT_EQ(out.symptoms.size(), 1u);
+  EXPECT_EQ(out.symptoms[0].detail,
+            "rank 4 has not reported progress for 5001 ms (stall_after 2000 ms x2.5 for this host's scheduling "
+            "delay = 5000 ms)");
+}
+
 TEST_F(LocalRankWatchTest, NoReportYetIsNotStalled) {
   EXPECT_TRUE(check({rank(0, ProcessState::kRunning, false, std::nullopt)}).symptoms.empty());
 }
