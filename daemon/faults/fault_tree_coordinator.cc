@@ -146,6 +146,7 @@ void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
                      job_id, job->uid, FaultTree(order, options_.fan_out), self, settings, rules_now,
                      network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),
                  LocalRankWatch(rules_now->stall_after), now_ns};
+    tree.cancellation = CancellationCheck(options_.cancellation_grace);
     std::map<std::string, std::vector<uint32_t>> node_ranks;
     for (const JobNodeRecord& n : job->nodes) node_ranks[n.node] = n.ranks;
     tree.localiser->setNodeRanks(std::move(node_ranks));
@@ -179,6 +180,8 @@ bool FaultTreeCoordinator::receive(SymptomRecord symptom) {
     auto it = trees_.find(symptom.job_id);
     if (it == trees_.end()) return;
     it->second.last_activity_ns = now_ns;
+    if (symptom.kind == SymptomKind::kRankExited && symptom.suspect_node != it->second.localiser->self())
+      crashNews(symptom.job_id, it->second, symptom.suspect_node);
     it->second.localiser->receive(std::move(symptom), now_ns);
   });
   return true;
@@ -199,7 +202,26 @@ void FaultTreeCoordinator::listRaised(const SymptomRecord& raised) const {
   if (options_.symptoms) options_.symptoms->append(raised);
 }
 
+void FaultTreeCoordinator::crashNews(const std::string& job_id, JobTree& tree, const std::string& node) {
+  if (tree.cancellation.crashNews(node)) sayOverruled(job_id, tree);
+}
+
+void FaultTreeCoordinator::sayOverruled(const std::string& job_id, JobTree& tree) {
+  const auto& overruled = tree.cancellation.overruled();
+  if (!overruled || tree.overruled_said) return;
+  tree.overruled_said = true;
+  if (options_.log_info)
+    options_.log_info("job " + job_id + ": rank " + std::to_string(overruled->rank) + " on " + tree.localiser->self() +
+                      " ended by " + signalName(overruled->signal) + " after a rank crashed on " +
+                      tree.cancellation.crashedOn() + "; not a cancellation");
+}
+
 std::optional<FaultRecord> FaultTreeCoordinator::publish(FaultRecord fault) {
+  if (fault.kind == FaultKind::kProcessCrash)
+    post([this, job_id = fault.job_id, node = fault.node](int64_t) {
+      auto it = trees_.find(job_id);
+      if (it != trees_.end() && node != it->second.localiser->self()) crashNews(job_id, it->second, node);
+    });
   auto published = reports_.publish(std::move(fault));
   if (published && options_.on_published) options_.on_published(*published);
   return published;
@@ -261,10 +283,14 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
       listRaised(s);
       localiser.detect(std::move(s), now_ns);
     }
-    if (outcome.cancelled && jobs_.markCancelled(job_id, outcome.cancelled->signal) && options_.log_info)
-      options_.log_info("job " + job_id + ": cancelled (" + signalName(outcome.cancelled->signal) +
-                        "): rank " + std::to_string(outcome.cancelled->rank) + " on " + localiser.self() +
-                        " ended by it; not a fault");
+    if (outcome.cancelled) {
+      tree.cancellation.seen(*outcome.cancelled, now_ns);
+      sayOverruled(job_id, tree);
+    }
+    if (auto cancelled = tree.cancellation.confirmed(now_ns, delay_factor);
+        cancelled && jobs_.markCancelled(job_id, cancelled->signal) && options_.log_info)
+      options_.log_info("job " + job_id + ": cancelled (" + signalName(cancelled->signal) + "): rank " +
+                        std::to_string(cancelled->rank) + " on " + localiser.self() + " ended by it; not a fault");
     // The job is over here when its ranks finalized, or when none is left
     // (they died: said above as rank_exited). Staying would have this node
     // blamed again for a job that no longer runs on it.
@@ -272,7 +298,8 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     localiser.tick(now_ns);
     const int64_t linger = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.linger).count();
     const bool idle = now_ns - tree.last_activity_ns > linger;
-    if ((localiser.left() && localiser.watched().empty()) || (idle && !any_alive)) {
+    // A cancellation waiting for crash news keeps the tree that hears it.
+    if (((localiser.left() && localiser.watched().empty()) || (idle && !any_alive)) && !tree.cancellation.pending()) {
       if (!localiser.left()) localiser.leave(now_ns);
       {
         std::lock_guard lock(mutex_);

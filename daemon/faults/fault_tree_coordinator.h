@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "faults/cancellation_check.h"
 #include "faults/cpu_progress_tracker.h"
 #include "faults/fault_localiser.h"
 #include "faults/fault_record.h"
@@ -74,6 +75,10 @@ class FaultTreeCoordinator {
     // pressure; its factor grows stall_after, the lost heartbeat's timeout
     // and TFA's thresholds. Null: timeouts stay as configured.
     std::shared_ptr<SchedulingDelay> scheduling_delay;
+    // A job whose ranks here ended by a cancelling signal is listed as
+    // cancelled only after this long (grown by the scheduling delay)
+    // without news of a crash on another node (CancellationCheck).
+    std::chrono::milliseconds cancellation_grace{1000};
     // "some avg10" of /proc/pressure/cpu, read once a tick (CpuPressure).
     std::function<std::optional<double>()> cpu_pressure;
   };
@@ -117,6 +122,8 @@ class FaultTreeCoordinator {
     std::unique_ptr<FaultLocaliser> localiser;
     LocalRankWatch watch;
     int64_t last_activity_ns = 0;
+    CancellationCheck cancellation{std::chrono::milliseconds(0)};
+    bool overruled_said = false;
   };
   using Event = std::function<void(int64_t now_ns)>;
 
@@ -126,6 +133,10 @@ class FaultTreeCoordinator {
   std::vector<RankStatus> rankStatuses(const std::string& job_id, int64_t now_ns) const;
   std::shared_ptr<const FaultRuleBase> rules() const;
   void listRaised(const SymptomRecord& raised) const;
+  // A rank of the job crashed on `node`: this node's SIGTERM endings, if
+  // any, are the crash's teardown, not a cancellation.
+  void crashNews(const std::string& job_id, JobTree& tree, const std::string& node);
+  void sayOverruled(const std::string& job_id, JobTree& tree);
 
   const std::string default_node_;
   JobRegistry& jobs_;

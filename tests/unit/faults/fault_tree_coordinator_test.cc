@@ -523,10 +523,11 @@ TEST_F(FaultTreeCoordinatorTest, ARankEndedBySigintCancelsTheJobWithoutASymptom)
     return false;
   };
   ASSERT_TRUE(waitFor(left));
+  // Said after a grace without news of a crash elsewhere.
+  ASSERT_TRUE(waitFor([&] { return jobs.job("jobA")->cancelled_by_signal == SIGINT; }));
   waitTicks(3);
   EXPECT_TRUE(network.symptoms().empty());
   EXPECT_EQ(publishedCount(), 0u);
-  EXPECT_EQ(jobs.job("jobA")->cancelled_by_signal, SIGINT);
   auto lines = logLines();
   EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
                           [](const std::string& l) {
@@ -534,6 +535,68 @@ TEST_F(FaultTreeCoordinatorTest, ARankEndedBySigintCancelsTheJobWithoutASymptom)
                           }),
             1)
       << ::testing::PrintToString(lines);
+}
+
+// A rank on n3 crashed and mpirun ended this node's rank with SIGTERM: this
+// node sees only SIGTERM, but n3's rank_exited reaches it (it is n3's FLN
+// here, the root) within the grace, so the job is not listed cancelled.
+TEST_F(FaultTreeCoordinatorTest, SigtermHereAfterACrashOnAnotherNodeIsNotACancellation) {
+  network.addNode("n2");
+  network.addNode("n3");
+  options.cancellation_grace = 60s;  // the news surely comes within it
+  threeNodeJob(0, 100);              // this daemon is n1, the root
+  make();
+  startWithTree("jobA", "n1");
+  ProgressUpdate update;
+  update.job_id = "jobA";
+  update.rank = 0;
+  update.current_operation = "MPI_Allreduce";
+  update.now_ns = realNowNs();
+  update.ending_signal = SIGTERM;
+  ASSERT_TRUE(jobs.recordProgress(std::move(update), std::nullopt).ok());
+  processes.remove(100);
+  waitTicks(2);
+  SymptomRecord crash = symptom(SymptomKind::kRankExited, "n3", "n3", kDaemonReporter, "MPI_Allreduce", realNowNs());
+  crash.suspect_ranks = {2};
+  ASSERT_TRUE(coordinator->receive(crash));
+  const std::string said = "job jobA: rank 0 on n1 ended by SIGTERM after a rank crashed on n3; not a cancellation";
+  ASSERT_TRUE(waitFor([&] {
+    auto lines = logLines();
+    return std::find(lines.begin(), lines.end(), said) != lines.end();
+  })) << ::testing::PrintToString(logLines());
+  waitTicks(3);
+  EXPECT_EQ(jobs.job("jobA")->cancelled_by_signal, 0);
+  for (const std::string& line : logLines()) EXPECT_EQ(line.find("cancelled ("), std::string::npos) << line;
+}
+
+// The same with the news as a process_crash fault published here.
+TEST_F(FaultTreeCoordinatorTest, AProcessCrashPublishedAboutAnotherNodeIsCrashNewsToo) {
+  network.addNode("n1");
+  network.addNode("n3");
+  options.cancellation_grace = 60s;
+  threeNodeJob(1, 101);  // this daemon is n2
+  make();
+  startWithTree("jobA", "n2");
+  FaultRecord fault;
+  fault.job_id = "jobA";
+  fault.uid = kUid;
+  fault.kind = FaultKind::kProcessCrash;
+  fault.node = "n3";
+  fault.ranks = {2};
+  ASSERT_TRUE(coordinator->publish(fault));
+  ProgressUpdate update;
+  update.job_id = "jobA";
+  update.rank = 1;
+  update.now_ns = realNowNs();
+  update.ending_signal = SIGTERM;
+  ASSERT_TRUE(jobs.recordProgress(std::move(update), std::nullopt).ok());
+  processes.remove(101);
+  const std::string said = "job jobA: rank 1 on n2 ended by SIGTERM after a rank crashed on n3; not a cancellation";
+  ASSERT_TRUE(waitFor([&] {
+    auto lines = logLines();
+    return std::find(lines.begin(), lines.end(), said) != lines.end();
+  })) << ::testing::PrintToString(logLines());
+  EXPECT_EQ(jobs.job("jobA")->cancelled_by_signal, 0);
 }
 
 // 4 ---------------------------------------------------------------------------
