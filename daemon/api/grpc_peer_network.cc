@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "api/fault_wire.h"
@@ -181,6 +182,7 @@ PeerNetwork::Delivery GrpcPeerNetwork::heartbeat(std::string_view node, std::str
   request.set_job_id(std::string(job_id));
   request.set_node(std::string(from));
   request.set_leaving(leaving);
+  request.set_sender_delay_factor(options_.delay_factor ? std::max(1.0, options_.delay_factor()) : 1.0);
   v1::HeartbeatResponse reply;
   grpc::Status status = callPeer(*this, node, scaled(options_.heartbeat_deadline), [&](auto& stub, auto& context) {
     return stub.Heartbeat(&context, request, &reply);

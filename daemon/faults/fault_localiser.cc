@@ -210,7 +210,7 @@ void FaultLocaliser::publishHere(const FaultRecord& fault) {
   if (report_) report_(fault);
 }
 
-void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns) {
+void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns, double sender_delay_factor) {
   if (!tree_->contains(node) || node == self_) return;
   unreachable_until_.erase(node);
   if (leaving) {
@@ -220,6 +220,7 @@ void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_
   Watched& w = watched_[node];
   w.last_heard_ns = now_ns;
   w.suspected = false;
+  w.sender_delay_factor = std::clamp(sender_delay_factor, 1.0, 10.0);
 }
 
 void FaultLocaliser::sendHeartbeat(int64_t now_ns, bool leaving) {
@@ -279,10 +280,10 @@ SymptomRecord FaultLocaliser::heartbeatLost(const std::string& suspect, int64_t 
 }
 
 void FaultLocaliser::watchHeartbeats(int64_t now_ns) {
-  const double factor = delayFactor();
-  const int64_t timeout_ns = heartbeatTimeoutNs(factor);
+  const double own_factor = delayFactor();
   for (auto& [node, w] : watched_) {
-    if (w.suspected || now_ns - w.last_heard_ns <= timeout_ns) continue;
+    const double factor = std::max(own_factor, w.sender_delay_factor);
+    if (w.suspected || now_ns - w.last_heard_ns <= heartbeatTimeoutNs(factor)) continue;
     w.suspected = true;
     const int64_t first_missed =
         w.last_heard_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();

@@ -81,7 +81,9 @@ class FaultLocaliser {
   // TFA runs at once if it fires a trigger. Returns false when overloaded.
   bool receive(SymptomRecord symptom, int64_t now_ns);
   // A heartbeat from `node`: watched from now on until it leaves.
-  void heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns);
+  // `sender_delay_factor`: the sender's own scheduling delay factor; its
+  // silence is judged by the larger of that and this node's.
+  void heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns, double sender_delay_factor = 1.0);
   // A fault sent here for reporting (this node is the root or acting root).
   void publishHere(const FaultRecord& fault);
   // Every heartbeat period: heartbeat to the parent, watch the others' heartbeats, run TFA where
@@ -113,6 +115,7 @@ class FaultLocaliser {
   struct Watched {
     int64_t last_heard_ns = 0;
     bool suspected = false;  // a heartbeat_lost symptom was raised and not yet answered by a heartbeat
+    double sender_delay_factor = 1.0;  // its own, as its last heartbeat said
   };
 
   void analyse(const std::string& node, int64_t now_ns);

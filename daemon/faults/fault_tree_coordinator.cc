@@ -187,13 +187,14 @@ bool FaultTreeCoordinator::receive(SymptomRecord symptom) {
   return true;
 }
 
-bool FaultTreeCoordinator::heartbeat(const std::string& job_id, const std::string& from, bool leaving) {
+bool FaultTreeCoordinator::heartbeat(const std::string& job_id, const std::string& from, bool leaving,
+                                     double sender_delay_factor) {
   if (selfIn(job_id).empty()) return false;
-  post([this, job_id, from, leaving](int64_t now_ns) {
+  post([this, job_id, from, leaving, sender_delay_factor](int64_t now_ns) {
     auto it = trees_.find(job_id);
     if (it == trees_.end()) return;
     it->second.last_activity_ns = now_ns;
-    it->second.localiser->heartbeatFrom(from, leaving, now_ns);
+    it->second.localiser->heartbeatFrom(from, leaving, now_ns, sender_delay_factor);
   });
   return true;
 }

@@ -99,8 +99,9 @@ class FaultTreeCoordinator {
   void detect(SymptomRecord symptom);
   // A symptom another node's TFD sent here; false: overloaded.
   bool receive(SymptomRecord symptom);
-  // True when this node is in the job's tree.
-  bool heartbeat(const std::string& job_id, const std::string& from, bool leaving);
+  // True when this node is in the job's tree. `sender_delay_factor`: the
+  // sender's scheduling delay factor (FaultLocaliser::heartbeatFrom).
+  bool heartbeat(const std::string& job_id, const std::string& from, bool leaving, double sender_delay_factor = 1.0);
   // A fault for this node to publish as root: the fault with its id, or
   // nullopt when it had been reported.
   std::optional<FaultRecord> publish(FaultRecord fault);

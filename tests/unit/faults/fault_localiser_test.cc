@@ -477,6 +477,38 @@ TEST(FaultLocaliserDelayTest, TheHeartbeatTimeoutGrowsWithTheDelayFactor) {
   EXPECT_TRUE(said) << ::testing::PrintToString(c.reports.front().fault.evidence);
 }
 
+// The watcher itself is not busy, but the sender said its own scheduling
+// delay grows its timeouts fivefold: its heartbeats are late, not lost.
+TEST(FaultLocaliserDelayTest, TheSendersDelayFactorGrowsTheTimeoutOfItsHeartbeats) {
+  FaultTree tree({"a", "b"}, 2);
+  class Quiet final : public PeerNetwork, public Prober {
+   public:
+    Delivery forwardSymptom(std::string_view, const SymptomRecord&) override { return Delivery::kAccepted; }
+    Delivery publishFault(std::string_view, const FaultRecord&) override { return Delivery::kAccepted; }
+    Delivery heartbeat(std::string_view, std::string_view, std::string_view, bool) override {
+      return Delivery::kAccepted;
+    }
+    std::vector<Result<PeerProgress>> rankProgress(std::string_view, std::span<const JobNodeRecord> nodes,
+                                                   std::chrono::milliseconds) override {
+      return std::vector<Result<PeerProgress>>(nodes.size(), unavailable("none"));
+    }
+    ResponseFindings responseProbe(std::string_view, size_t attempts) override { return {attempts, 0, 0us}; }
+    StatusFindings statusProbe(std::string_view, std::string_view) override { return {}; }
+    LogFindings logProbe(std::string_view, std::string_view, int64_t, int64_t) override { return {}; }
+  } quiet;
+  std::vector<SymptomRecord> raised;
+  FaultLocaliser::Settings settings;
+  settings.on_raised = [&](const SymptomRecord& s) { raised.push_back(s); };
+  FaultLocaliser root(kJob, kUid, tree, "a", settings, builtInRules(), quiet, quiet, [](const FaultRecord&) {});
+  root.heartbeatFrom("b", false, kT0, 5.0);
+  for (int64_t t = 100; t <= 1400; t += 100) root.tick(kT0 + t * kMs);  // past 3 x 100 ms, within x5
+  EXPECT_TRUE(raised.empty());
+  root.heartbeatFrom("b", false, kT0 + 1400 * kMs, 1.0);  // no longer busy
+  for (int64_t t = 1500; t <= 1800; t += 100) root.tick(kT0 + t * kMs);
+  ASSERT_EQ(raised.size(), 1u);
+  EXPECT_EQ(raised[0].suspect_node, "b");
+}
+
 // --- 3: the FLN, then the node -----------------------------------------------------
 
 TEST_F(FaultLocaliserTest, NodeWhoseFlnIsDownIsLocalisedByItsSfln) {
