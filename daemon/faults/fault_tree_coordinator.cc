@@ -232,13 +232,16 @@ std::vector<RankStatus> FaultTreeCoordinator::rankStatuses(const std::string& jo
   std::vector<RankStatus> out;
   auto job = jobs_.job(job_id);
   if (!job) return out;
+  // Only a job with a tree here is followed between looks: the tracker
+  // forgets a job with its tree, and a probe after that must not refill it.
+  const bool followed = !selfIn(job_id).empty();
   for (const RankRecord& rank : job->ranks) {
     RankStatus status;
     status.rank = rank.rank;
     ProcessStatus process = jobs_.statusOf(rank);
     status.state = process.state;
     status.cpu_time = process.cpu_time;
-    status.cpu_grew_ago = cpu_progress_.look(job_id, rank.rank, rank.pid, process.cpu_time, now_ns);
+    if (followed) status.cpu_grew_ago = cpu_progress_.look(job_id, rank.rank, rank.pid, process.cpu_time, now_ns);
     status.finalized = rank.finalized;
     // A rank that never reported is as old as its registration.
     int64_t since = rank.last_report_ns > 0 ? rank.last_report_ns : rank.registered_ns;

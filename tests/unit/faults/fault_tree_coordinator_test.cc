@@ -59,6 +59,10 @@ class FakeProcessStateReader final : public ProcessStateReader {
     std::lock_guard lock(mutex_);
     processes_.erase(pid);
   }
+  void setCpuTime(pid_t pid, std::chrono::microseconds cpu_time) {
+    std::lock_guard lock(mutex_);
+    processes_[pid].cpu_time = cpu_time;
+  }
   std::optional<ProcessStatus> read(pid_t pid) const override {
     std::lock_guard lock(mutex_);
     auto it = processes_.find(pid);
@@ -729,6 +733,28 @@ TEST_F(FaultTreeCoordinatorTest, TheTickFeedsTheSchedulingDelayAndStallAfterGrow
   waitTicks(5);
   EXPECT_DOUBLE_EQ(options.scheduling_delay->factor(), 4.0);
   EXPECT_TRUE(network.symptoms().empty());
+}
+
+// The status probe's answer says what /proc says of a rank's progress: its
+// CPU time, and how long ago a look found it grown (the ticks look too).
+TEST_F(FaultTreeCoordinatorTest, LocalStatusSaysARanksCpuTimeAndWhenItLastGrew) {
+  network.addNode("n1");
+  network.addNode("n3");
+  threeNodeJob(1, 101);
+  processes.setCpuTime(101, 5s);
+  make();
+  startWithTree("jobA", "n2");
+  waitTicks(2);
+  StatusFindings before = coordinator->localStatus("jobA");
+  ASSERT_EQ(before.ranks.size(), 1u);
+  EXPECT_EQ(before.ranks[0].cpu_time, std::chrono::microseconds(5s));
+  EXPECT_FALSE(before.ranks[0].cpu_grew_ago) << "not seen to grow yet";
+  processes.setCpuTime(101, 6s);
+  waitTicks(2);
+  StatusFindings after = coordinator->localStatus("jobA");
+  ASSERT_EQ(after.ranks.size(), 1u);
+  ASSERT_TRUE(after.ranks[0].cpu_grew_ago);
+  EXPECT_LT(*after.ranks[0].cpu_grew_ago, 10s);
 }
 
 TEST_F(FaultTreeCoordinatorTest, ReceivedSymptomsAreHeldUntilATriggerFires) {
