@@ -29,6 +29,8 @@
 #include "energy/policy_registry.h"
 #include "faults/fault_report_log.h"
 #include "faults/fault_tree_coordinator.h"
+#include "faults/message_log_probe.h"
+#include "faults/scheduling_delay.h"
 #include "faults/job_registry.h"
 #include "faults/rule_file_parser.h"
 #include "faults/proc_process_state_reader.h"
@@ -37,6 +39,7 @@
 #include "api/unix_socket_server.h"
 #include "node/access_policy.h"
 #include "node/node_controller.h"
+#include "platform/cpu_pressure.h"
 #include "platform/thread_priority.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "api/tasks_service_impl.h"
@@ -336,8 +339,12 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   process_states_ = std::make_unique<ProcProcessStateReader>();
   jobs_ = std::make_unique<JobRegistry>(*process_states_);
   symptoms_ = std::make_unique<SymptomStore>();
+  // How late this host runs threads: the fault tree's thread measures it,
+  // and its timeouts and the peer network's deadlines grow with it.
+  auto scheduling_delay = std::make_shared<SchedulingDelay>();
   GrpcPeerNetwork::Options peers;
   peers.heartbeat_deadline = std::chrono::milliseconds(options_.tree_heartbeat_ms);
+  peers.delay_factor = [scheduling_delay] { return scheduling_delay->factor(); };
   peer_network_ = std::make_unique<GrpcPeerNetwork>(*peer_token_, peers);
   fault_reports_ = std::make_unique<FaultReportLog>();
   FaultTreeCoordinator::Options tree;
@@ -345,6 +352,8 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   tree.localiser.heartbeat_misses = options_.tree_heartbeat_misses;
   tree.localiser.clock = wallClockNs;
   tree.fan_out = options_.fault_tree_fan_out;
+  tree.scheduling_delay = scheduling_delay;
+  tree.cpu_pressure = [pressure = CpuPressure()] { return pressure.someAvg10(); };
   NodeController* node = node_.get();
   tree.node_state = [node] { return nodeStateOf(*node); };
   tree.on_published = logFault;
@@ -355,6 +364,13 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   tree.on_thread_start = [] {
     pthread_setname_np(pthread_self(), "nk-fault-tree");
     ThreadPriority::raiseLatencyBound("nk-fault-tree");
+  };
+  // Probes about this node are answered here, its logs read as a peer's
+  // LogProbe would (FaultTreeServiceImpl's MessageLogProbe reads the same).
+  auto own_logs = std::make_shared<MessageLogProbe>(*jobs_, "/dev/shm");
+  tree.local_log_probe = [own_logs](std::string_view job_id, int64_t from_ns, int64_t to_ns) {
+    Result<LogFindings> findings = own_logs->probe(job_id, from_ns, to_ns);
+    return findings ? *findings : LogFindings{};
   };
   fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name_, *jobs_, *peer_network_, *peer_network_,
                                                        *fault_reports_, std::move(rules), tree);

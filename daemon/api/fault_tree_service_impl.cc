@@ -76,7 +76,9 @@ grpc::Status FaultTreeServiceImpl::Heartbeat(grpc::ServerContext* context, const
   // A heartbeat for a job this node has no tree of (it restarted, or its
   // ranks have not registered yet) is answered all the same: this daemon
   // is alive, which is what the sender asks.
-  reply->set_known_job(coordinator_.heartbeat(request->job_id(), request->node(), request->leaving()));
+  // An older sender says 0: no factor.
+  const double sender_factor = request->sender_delay_factor() >= 1.0 ? request->sender_delay_factor() : 1.0;
+  reply->set_known_job(coordinator_.heartbeat(request->job_id(), request->node(), request->leaving(), sender_factor));
   return grpc::Status::OK;
 }
 

@@ -83,6 +83,8 @@ void FaultWire::toProto(const StatusFindings& s, v1::StatusProbeResponse* out) {
     rank->set_ending_signal(r.ending_signal);
     rank->set_report_age_ms(r.report_age ? r.report_age->count() : -1);
     rank->set_current_operation(r.current_operation);
+    rank->set_cpu_time_us(r.cpu_time ? r.cpu_time->count() : -1);
+    rank->set_cpu_grew_ago_ms(r.cpu_grew_ago ? r.cpu_grew_ago->count() : -1);
   }
 }
 
@@ -101,6 +103,10 @@ StatusFindings FaultWire::fromProto(const v1::StatusProbeResponse& in) {
     rank.ending_signal = r.ending_signal();
     if (r.report_age_ms() >= 0) rank.report_age = std::chrono::milliseconds(r.report_age_ms());
     rank.current_operation = r.current_operation();
+    // A peer from before these fields sends 0 for both: unknown, not "grew just now".
+    if (r.cpu_time_us() > 0) rank.cpu_time = std::chrono::microseconds(r.cpu_time_us());
+    if (r.cpu_time_us() > 0 && r.cpu_grew_ago_ms() >= 0)
+      rank.cpu_grew_ago = std::chrono::milliseconds(r.cpu_grew_ago_ms());
     s.ranks.push_back(std::move(rank));
   }
   return s;

@@ -2,10 +2,12 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "api/fault_wire.h"
 #include "api/status_mapping.h"
+#include "faults/scheduling_delay.h"
 #include "nodekeeper/v1/faults.grpc.pb.h"
 
 namespace v1 = nodekeeper::v1;
@@ -32,6 +34,10 @@ PeerNetwork::Delivery deliveryOf(const grpc::Status& status) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds GrpcPeerNetwork::scaled(std::chrono::milliseconds deadline) const {
+  return options_.delay_factor ? SchedulingDelay::scale(deadline, options_.delay_factor()) : deadline;
+}
 
 void GrpcPeerNetwork::setEndpoint(const std::string& node, const std::string& endpoint) {
   std::lock_guard lock(mutex_);
@@ -153,7 +159,7 @@ PeerNetwork::Delivery GrpcPeerNetwork::forwardSymptom(std::string_view node, con
   v1::Symptom request;
   FaultWire::toProto(symptom, &request);
   v1::ReportSymptomResponse reply;
-  grpc::Status status = callPeer(*this, node, options_.message_deadline, [&](auto& stub, auto& context) {
+  grpc::Status status = callPeer(*this, node, scaled(options_.message_deadline), [&](auto& stub, auto& context) {
     return stub.ForwardSymptom(&context, request, &reply);
   });
   if (status.ok() && !reply.accepted()) return Delivery::kOverloaded;
@@ -164,7 +170,7 @@ PeerNetwork::Delivery GrpcPeerNetwork::publishFault(std::string_view node, const
   v1::FaultReport request;
   FaultWire::toProto(fault, &request);
   v1::PublishFaultResponse reply;
-  grpc::Status status = callPeer(*this, node, options_.message_deadline, [&](auto& stub, auto& context) {
+  grpc::Status status = callPeer(*this, node, scaled(options_.message_deadline), [&](auto& stub, auto& context) {
     return stub.PublishFault(&context, request, &reply);
   });
   return deliveryOf(status);
@@ -176,8 +182,9 @@ PeerNetwork::Delivery GrpcPeerNetwork::heartbeat(std::string_view node, std::str
   request.set_job_id(std::string(job_id));
   request.set_node(std::string(from));
   request.set_leaving(leaving);
+  request.set_sender_delay_factor(options_.delay_factor ? std::max(1.0, options_.delay_factor()) : 1.0);
   v1::HeartbeatResponse reply;
-  grpc::Status status = callPeer(*this, node, options_.heartbeat_deadline, [&](auto& stub, auto& context) {
+  grpc::Status status = callPeer(*this, node, scaled(options_.heartbeat_deadline), [&](auto& stub, auto& context) {
     return stub.Heartbeat(&context, request, &reply);
   });
   return deliveryOf(status);
@@ -187,19 +194,19 @@ ResponseFindings GrpcPeerNetwork::responseProbe(std::string_view node, size_t at
   ResponseFindings findings;
   v1::ProbeRequest request;
   request.set_node(std::string(node));
+  const std::chrono::milliseconds deadline = scaled(options_.probe_deadline);
   for (size_t i = 0; i < attempts; ++i) {
     ++findings.attempts;
     v1::ProbeResponse reply;
     auto start = std::chrono::steady_clock::now();
-    grpc::Status status = callPeer(*this, node, options_.probe_deadline, [&](auto& stub, auto& context) {
+    grpc::Status status = callPeer(*this, node, deadline, [&](auto& stub, auto& context) {
       return stub.ResponseProbe(&context, request, &reply);
     });
     auto rtt = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
     if (deliveryOf(status) == Delivery::kUnreachable) {
       // A refused connection comes back at once: wait a little before the
       // next attempt, so that a daemon restarting is not judged in 1 ms.
-      if (i + 1 < attempts && rtt < options_.probe_deadline / 4)
-        std::this_thread::sleep_for(options_.probe_deadline / 4 - rtt);
+      if (i + 1 < attempts && rtt < deadline / 4) std::this_thread::sleep_for(deadline / 4 - rtt);
       continue;
     }
     ++findings.answered;
@@ -213,7 +220,7 @@ StatusFindings GrpcPeerNetwork::statusProbe(std::string_view job_id, std::string
   request.set_job_id(std::string(job_id));
   request.set_node(std::string(node));
   v1::StatusProbeResponse reply;
-  grpc::Status status = callPeer(*this, node, options_.probe_deadline, [&](auto& stub, auto& context) {
+  grpc::Status status = callPeer(*this, node, scaled(options_.probe_deadline), [&](auto& stub, auto& context) {
     return stub.StatusProbe(&context, request, &reply);
   });
   if (!status.ok()) return {};
@@ -228,7 +235,7 @@ LogFindings GrpcPeerNetwork::logProbe(std::string_view job_id, std::string_view 
   request.set_from_ns(from_ns);
   request.set_to_ns(to_ns);
   v1::LogProbeResponse reply;
-  grpc::Status status = callPeer(*this, node, options_.probe_deadline, [&](auto& stub, auto& context) {
+  grpc::Status status = callPeer(*this, node, scaled(options_.probe_deadline), [&](auto& stub, auto& context) {
     return stub.LogProbe(&context, request, &reply);
   });
   LogFindings findings;

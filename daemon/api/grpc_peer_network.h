@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,9 +31,12 @@ class GrpcPeerNetwork final : public PeerNetwork, public Prober {
     std::chrono::milliseconds heartbeat_deadline{100};
     std::chrono::milliseconds message_deadline{500};  // symptoms and faults
     std::chrono::milliseconds probe_deadline{250};    // each probe attempt
+    // Every deadline above grows by this factor on a busy host
+    // (SchedulingDelay): a late answer is not a lost one. Null: 1.
+    std::function<double()> delay_factor;
   };
 
-  GrpcPeerNetwork(PeerToken token, Options options) : token_(std::move(token)), options_(options) {}
+  GrpcPeerNetwork(PeerToken token, Options options) : token_(std::move(token)), options_(std::move(options)) {}
 
   void setEndpoint(const std::string& node, const std::string& endpoint);
   std::string endpointOf(std::string_view node) const;
@@ -51,6 +55,9 @@ class GrpcPeerNetwork final : public PeerNetwork, public Prober {
   LogFindings logProbe(std::string_view job_id, std::string_view node, int64_t from_ns, int64_t to_ns) override;
 
  private:
+  // A deadline of Options, grown by the delay factor.
+  std::chrono::milliseconds scaled(std::chrono::milliseconds deadline) const;
+
   PeerToken token_;
   Options options_;
   mutable std::mutex mutex_;

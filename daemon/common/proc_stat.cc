@@ -25,7 +25,14 @@ std::optional<ProcStat> ProcStat::read(const std::filesystem::path& root, pid_t 
   if (fields.empty() || fields[0].empty()) return std::nullopt;
   ProcStat out;
   out.state = fields[0][0];
-  // fields[0] is field 3 (state); starttime is field 22.
+  // fields[0] is field 3 (state); utime and stime are fields 14 and 15,
+  // starttime is field 22.
+  if (fields.size() >= 13) {
+    uint64_t utime = 0, stime = 0;
+    auto [u_end, u_ec] = std::from_chars(fields[11].data(), fields[11].data() + fields[11].size(), utime);
+    auto [s_end, s_ec] = std::from_chars(fields[12].data(), fields[12].data() + fields[12].size(), stime);
+    if (u_ec == std::errc() && s_ec == std::errc()) out.cpu_ticks = utime + stime;
+  }
   if (fields.size() >= 20) {
     std::string_view word = fields[19];
     uint64_t start = 0;

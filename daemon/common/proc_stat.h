@@ -14,6 +14,7 @@ namespace nk {
 struct ProcStat {
   char state = '?';                     // field 3: R, S, D, T, Z, ...
   std::optional<uint64_t> start_time;   // field 22, in clock ticks since boot
+  std::optional<uint64_t> cpu_ticks;    // fields 14 + 15 (utime + stime), all its threads, in clock ticks
 
   // procfs mounted at `root`; nothing when the process (or its stat) is gone.
   static std::optional<ProcStat> read(const std::filesystem::path& root, pid_t pid);

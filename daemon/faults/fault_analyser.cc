@@ -9,7 +9,9 @@
 #include <utility>
 
 #include "faults/process_state_reader.h"
+#include "faults/rank_condition.h"
 #include "faults/rank_ending.h"
+#include "faults/scheduling_delay.h"
 
 namespace nk {
 
@@ -157,8 +159,14 @@ struct ConditionResult {
 
 class GroupProbe {
  public:
-  GroupProbe(const FaultAnalyser::Group& group, const FaultRuleBase& rules, ProbeCache& cache)
-      : group_(group), rules_(rules), cache_(cache), job_(group.symptoms.front().job_id) {
+  GroupProbe(const FaultAnalyser::Group& group, const FaultRuleBase& rules, ProbeCache& cache, double delay_factor)
+      : group_(group),
+        rules_(rules),
+        cache_(cache),
+        job_(group.symptoms.front().job_id),
+        delay_factor_(delay_factor),
+        stall_after_(SchedulingDelay::scale(rules.stall_after, delay_factor)),
+        slow_rtt_(SchedulingDelay::scale(rules.slow_rtt, delay_factor)) {
     std::vector<uint32_t> named;
     for (const SymptomRecord& s : group.symptoms) named.insert(named.end(), s.suspect_ranks.begin(), s.suspect_ranks.end());
     named_ranks_ = sortedUnique(std::move(named));
@@ -208,7 +216,7 @@ class GroupProbe {
     if (condition == ProbeCondition::kUnreachable) result.holds = !response.alive();
     else if (condition == ProbeCondition::kReachable) result.holds = response.alive();
     else
-      result.holds = response.alive() && (response.answered < attempts || response.best_rtt > rules_.slow_rtt);
+      result.holds = response.alive() && (response.answered < attempts || response.best_rtt > slow_rtt_);
     return result;
   }
 
@@ -217,16 +225,24 @@ class GroupProbe {
     return (r.state == ProcessState::kGone || r.state == ProcessState::kZombie) && !r.finalized &&
            !RankEnding::isCancellation(r.ending_signal);
   }
+  // A rank that called MPI_Finalize is finished, never a hang.
+  bool stopped(const RankStatus& r) const {
+    return RankCondition::of(r, stall_after_) == RankCondition::Kind::kStopped;
+  }
+  // Starved is not stalled: a rank whose report is late but whose process
+  // runs and uses CPU is on a busy host (RankCondition).
   bool stalled(const RankStatus& r) const {
-    return (r.state == ProcessState::kRunning || r.state == ProcessState::kSleeping) && !r.finalized && r.report_age &&
-           *r.report_age > rules_.stall_after;
+    return RankCondition::of(r, stall_after_) == RankCondition::Kind::kStalled;
   }
 
   std::string rankLine(const RankStatus& r) const {
     std::string line = "status probe: rank " + std::to_string(r.rank) + " " + std::string(processStateName(r.state));
     if (!r.current_operation.empty()) line += " in " + r.current_operation;
     if (r.state == ProcessState::kGone || r.state == ProcessState::kZombie) line += " without MPI_Finalize";
-    if (stalled(r)) line += ", no report for " + seconds(*r.report_age);
+    if (stalled(r)) {
+      line += ", no report for " + seconds(*r.report_age);
+      if (delay_factor_ > 1.0) line += " (stall_after " + SchedulingDelay::describe(rules_.stall_after, delay_factor_) + ")";
+    }
     return line;
   }
 
@@ -238,7 +254,7 @@ class GroupProbe {
     for (const RankStatus& r : status.ranks) {
       if (!std::binary_search(suspects.begin(), suspects.end(), r.rank)) continue;
       bool matches = condition == ProbeCondition::kRankGone      ? gone(r)
-                     : condition == ProbeCondition::kRankStopped ? r.state == ProcessState::kStopped
+                     : condition == ProbeCondition::kRankStopped ? stopped(r)
                                                                  : stalled(r);
       if (!matches) continue;
       result.ranks.push_back(r.rank);
@@ -255,7 +271,7 @@ class GroupProbe {
     if (!status.answered) return result;
     std::vector<uint32_t> ranks;
     for (const RankStatus& r : status.ranks) {
-      if (gone(r) || r.state == ProcessState::kStopped || stalled(r)) return result;
+      if (gone(r) || stopped(r) || stalled(r)) return result;
       ranks.push_back(r.rank);
     }
     result.holds = true;
@@ -296,6 +312,9 @@ class GroupProbe {
   const FaultRuleBase& rules_;
   ProbeCache& cache_;
   std::string job_;
+  double delay_factor_;
+  std::chrono::milliseconds stall_after_;
+  std::chrono::milliseconds slow_rtt_;
   std::vector<uint32_t> named_ranks_;
 };
 
@@ -406,7 +425,7 @@ FaultAnalyser::Analysis FaultAnalyser::analyse(std::vector<SymptomRecord> sympto
   for (const Group& g : analysis.groups) {
     std::set<SymptomKind> kinds;
     for (const SymptomRecord& s : g.symptoms) kinds.insert(s.kind);
-    GroupProbe probe(g, rules_, cache);
+    GroupProbe probe(g, rules_, cache, delay_factor_);
     for (const FaultRule& rule : rules_.rules) {
       bool candidate = std::any_of(rule.when.begin(), rule.when.end(), [&](SymptomKind k) { return kinds.count(k); });
       if (!candidate) continue;

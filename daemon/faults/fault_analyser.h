@@ -33,7 +33,10 @@ class FaultAnalyser {
     size_t probes_sent = 0;
   };
 
-  FaultAnalyser(const FaultRuleBase& rules, Prober& prober) : rules_(rules), prober_(prober) {}
+  // `delay_factor`: stall_after and slow_rtt grow by it on a busy host
+  // (SchedulingDelay); the evidence says so.
+  FaultAnalyser(const FaultRuleBase& rules, Prober& prober, double delay_factor = 1.0)
+      : rules_(rules), prober_(prober), delay_factor_(delay_factor) {}
 
   // `symptoms`: those held about nodes this node localises, any order.
   // `self`: this node's name (for localised_by). `now_ns`: localised_ns.
@@ -45,6 +48,7 @@ class FaultAnalyser {
  private:
   const FaultRuleBase& rules_;
   Prober& prober_;
+  double delay_factor_;
 };
 
 }  // namespace nk

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "faults/scheduling_delay.h"
+
 namespace nk {
 
 namespace {
@@ -37,9 +39,14 @@ FaultLocaliser::FaultLocaliser(std::string job_id, uid_t uid, std::shared_ptr<co
       prober_(prober),
       report_(std::move(report)) {}
 
-int64_t FaultLocaliser::heartbeatTimeoutNs() const {
-  return static_cast<int64_t>(settings_.heartbeat_misses) *
-         std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
+double FaultLocaliser::delayFactor() const {
+  return settings_.delay_factor ? std::max(1.0, settings_.delay_factor()) : 1.0;
+}
+
+int64_t FaultLocaliser::heartbeatTimeoutNs(double delay_factor) const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             SchedulingDelay::scale(settings_.heartbeat_misses * settings_.heartbeat_period, delay_factor))
+      .count();
 }
 
 bool FaultLocaliser::reachable(const std::string& node, int64_t now_ns) const {
@@ -155,7 +162,7 @@ void FaultLocaliser::analyse(const std::string& node, int64_t now_ns) {
   auto it = held_.find(node);
   if (it == held_.end() || it->second.empty()) return;
   ++counters_.analyses;
-  FaultAnalyser analyser(*rules_, prober_);
+  FaultAnalyser analyser(*rules_, prober_, delayFactor());
   FaultAnalyser::Analysis analysis = analyser.analyse(it->second, self_, now_ns);
   counters_.probes += analysis.probes_sent;
   for (FaultRecord& fault : analysis.faults) {
@@ -203,7 +210,7 @@ void FaultLocaliser::publishHere(const FaultRecord& fault) {
   if (report_) report_(fault);
 }
 
-void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns) {
+void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns, double sender_delay_factor) {
   if (!tree_->contains(node) || node == self_) return;
   unreachable_until_.erase(node);
   if (leaving) {
@@ -213,6 +220,7 @@ void FaultLocaliser::heartbeatFrom(const std::string& node, bool leaving, int64_
   Watched& w = watched_[node];
   w.last_heard_ns = now_ns;
   w.suspected = false;
+  w.sender_delay_factor = std::clamp(sender_delay_factor, 1.0, 10.0);
 }
 
 void FaultLocaliser::sendHeartbeat(int64_t now_ns, bool leaving) {
@@ -272,14 +280,21 @@ SymptomRecord FaultLocaliser::heartbeatLost(const std::string& suspect, int64_t 
 }
 
 void FaultLocaliser::watchHeartbeats(int64_t now_ns) {
+  const double own_factor = delayFactor();
   for (auto& [node, w] : watched_) {
-    if (w.suspected || now_ns - w.last_heard_ns <= heartbeatTimeoutNs()) continue;
+    const double factor = std::max(own_factor, w.sender_delay_factor);
+    if (w.suspected || now_ns - w.last_heard_ns <= heartbeatTimeoutNs(factor)) continue;
     w.suspected = true;
     const int64_t first_missed =
         w.last_heard_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.heartbeat_period).count();
-    detect(heartbeatLost(node, first_missed,
-                         "no heartbeat for " + std::to_string((now_ns - w.last_heard_ns) / 1000000) + " ms"),
-           now_ns);
+    std::string detail = "no heartbeat for " + std::to_string((now_ns - w.last_heard_ns) / 1000000) + " ms";
+    if (factor > 1.0)
+      detail += " (timeout " +
+                SchedulingDelay::describe(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              settings_.heartbeat_misses * settings_.heartbeat_period),
+                                          factor) +
+                ")";
+    detect(heartbeatLost(node, first_missed, std::move(detail)), now_ns);
   }
 }
 

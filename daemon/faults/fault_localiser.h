@@ -47,6 +47,10 @@ class FaultLocaliser {
     // Each symptom this localiser raises itself (a lost heartbeat), once,
     // as it raises it: the daemon lists it with the ranks' symptoms.
     std::function<void(const SymptomRecord&)> on_raised;
+    // How much this host's scheduling delay grows the timeouts (the lost
+    // heartbeat's, TFA's stall_after and slow_rtt): SchedulingDelay's
+    // factor. Null: 1.
+    std::function<double()> delay_factor;
   };
   // Where a fault goes when this node is the one to report it.
   using FaultSink = std::function<void(const FaultRecord&)>;
@@ -77,7 +81,9 @@ class FaultLocaliser {
   // TFA runs at once if it fires a trigger. Returns false when overloaded.
   bool receive(SymptomRecord symptom, int64_t now_ns);
   // A heartbeat from `node`: watched from now on until it leaves.
-  void heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns);
+  // `sender_delay_factor`: the sender's own scheduling delay factor; its
+  // silence is judged by the larger of that and this node's.
+  void heartbeatFrom(const std::string& node, bool leaving, int64_t now_ns, double sender_delay_factor = 1.0);
   // A fault sent here for reporting (this node is the root or acting root).
   void publishHere(const FaultRecord& fault);
   // Every heartbeat period: heartbeat to the parent, watch the others' heartbeats, run TFA where
@@ -109,6 +115,7 @@ class FaultLocaliser {
   struct Watched {
     int64_t last_heard_ns = 0;
     bool suspected = false;  // a heartbeat_lost symptom was raised and not yet answered by a heartbeat
+    double sender_delay_factor = 1.0;  // its own, as its last heartbeat said
   };
 
   void analyse(const std::string& node, int64_t now_ns);
@@ -122,7 +129,8 @@ class FaultLocaliser {
   bool reachable(const std::string& node, int64_t now_ns) const;
   void markUnreachable(const std::string& node, int64_t now_ns);
   void dropOld(int64_t now_ns);
-  int64_t heartbeatTimeoutNs() const;
+  int64_t heartbeatTimeoutNs(double delay_factor) const;
+  double delayFactor() const;
 
   std::string job_id_;
   uid_t uid_;

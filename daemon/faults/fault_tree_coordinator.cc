@@ -37,9 +37,12 @@ FaultTreeCoordinator::FaultTreeCoordinator(std::string default_node, JobRegistry
     : default_node_(std::move(default_node)),
       jobs_(jobs),
       network_(network),
-      prober_(prober),
       reports_(reports),
       options_(std::move(options)),
+      prober_(prober, SelfAnsweringProber::Self{
+                          [this](std::string_view job_id, std::string_view node) { return isSelf(job_id, node); },
+                          [this](std::string_view job_id) { return localStatus(std::string(job_id)); },
+                          options_.local_log_probe}),
       rules_(std::move(rules)) {}
 
 FaultTreeCoordinator::~FaultTreeCoordinator() { stop(); }
@@ -97,6 +100,18 @@ std::string FaultTreeCoordinator::selfIn(const std::string& job_id) const {
   return it == selves_.end() ? std::string() : it->second;
 }
 
+bool FaultTreeCoordinator::isSelf(std::string_view job_id, std::string_view node) const {
+  std::lock_guard lock(mutex_);
+  if (!job_id.empty()) {
+    auto it = selves_.find(std::string(job_id));
+    return it != selves_.end() && it->second == node;
+  }
+  if (node == default_node_) return true;
+  for (const auto& [job, self] : selves_)
+    if (self == node) return true;
+  return false;
+}
+
 bool FaultTreeCoordinator::inTree(const std::string& job_id, const std::string& node) const {
   std::lock_guard lock(mutex_);
   auto it = members_.find(job_id);
@@ -126,10 +141,12 @@ void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
     auto rules_now = rules();
     FaultLocaliser::Settings settings = options_.localiser;
     settings.on_raised = [this](const SymptomRecord& raised) { listRaised(raised); };
+    if (auto delay = options_.scheduling_delay) settings.delay_factor = [delay] { return delay->factor(); };
     JobTree tree{std::make_unique<FaultLocaliser>(
                      job_id, job->uid, FaultTree(order, options_.fan_out), self, settings, rules_now,
                      network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),
                  LocalRankWatch(rules_now->stall_after), now_ns};
+    tree.cancellation = CancellationCheck(options_.cancellation_grace);
     std::map<std::string, std::vector<uint32_t>> node_ranks;
     for (const JobNodeRecord& n : job->nodes) node_ranks[n.node] = n.ranks;
     tree.localiser->setNodeRanks(std::move(node_ranks));
@@ -163,18 +180,21 @@ bool FaultTreeCoordinator::receive(SymptomRecord symptom) {
     auto it = trees_.find(symptom.job_id);
     if (it == trees_.end()) return;
     it->second.last_activity_ns = now_ns;
+    if (symptom.kind == SymptomKind::kRankExited && symptom.suspect_node != it->second.localiser->self())
+      crashNews(symptom.job_id, it->second, symptom.suspect_node);
     it->second.localiser->receive(std::move(symptom), now_ns);
   });
   return true;
 }
 
-bool FaultTreeCoordinator::heartbeat(const std::string& job_id, const std::string& from, bool leaving) {
+bool FaultTreeCoordinator::heartbeat(const std::string& job_id, const std::string& from, bool leaving,
+                                     double sender_delay_factor) {
   if (selfIn(job_id).empty()) return false;
-  post([this, job_id, from, leaving](int64_t now_ns) {
+  post([this, job_id, from, leaving, sender_delay_factor](int64_t now_ns) {
     auto it = trees_.find(job_id);
     if (it == trees_.end()) return;
     it->second.last_activity_ns = now_ns;
-    it->second.localiser->heartbeatFrom(from, leaving, now_ns);
+    it->second.localiser->heartbeatFrom(from, leaving, now_ns, sender_delay_factor);
   });
   return true;
 }
@@ -183,7 +203,26 @@ void FaultTreeCoordinator::listRaised(const SymptomRecord& raised) const {
   if (options_.symptoms) options_.symptoms->append(raised);
 }
 
+void FaultTreeCoordinator::crashNews(const std::string& job_id, JobTree& tree, const std::string& node) {
+  if (tree.cancellation.crashNews(node)) sayOverruled(job_id, tree);
+}
+
+void FaultTreeCoordinator::sayOverruled(const std::string& job_id, JobTree& tree) {
+  const auto& overruled = tree.cancellation.overruled();
+  if (!overruled || tree.overruled_said) return;
+  tree.overruled_said = true;
+  if (options_.log_info)
+    options_.log_info("job " + job_id + ": rank " + std::to_string(overruled->rank) + " on " + tree.localiser->self() +
+                      " ended by " + signalName(overruled->signal) + " after a rank crashed on " +
+                      tree.cancellation.crashedOn() + "; not a cancellation");
+}
+
 std::optional<FaultRecord> FaultTreeCoordinator::publish(FaultRecord fault) {
+  if (fault.kind == FaultKind::kProcessCrash)
+    post([this, job_id = fault.job_id, node = fault.node](int64_t) {
+      auto it = trees_.find(job_id);
+      if (it != trees_.end() && node != it->second.localiser->self()) crashNews(job_id, it->second, node);
+    });
   auto published = reports_.publish(std::move(fault));
   if (published && options_.on_published) options_.on_published(*published);
   return published;
@@ -193,10 +232,16 @@ std::vector<RankStatus> FaultTreeCoordinator::rankStatuses(const std::string& jo
   std::vector<RankStatus> out;
   auto job = jobs_.job(job_id);
   if (!job) return out;
+  // Only a job with a tree here is followed between looks: the tracker
+  // forgets a job with its tree, and a probe after that must not refill it.
+  const bool followed = !selfIn(job_id).empty();
   for (const RankRecord& rank : job->ranks) {
     RankStatus status;
     status.rank = rank.rank;
-    status.state = jobs_.stateOf(rank);
+    ProcessStatus process = jobs_.statusOf(rank);
+    status.state = process.state;
+    status.cpu_time = process.cpu_time;
+    if (followed) status.cpu_grew_ago = cpu_progress_.look(job_id, rank.rank, rank.pid, process.cpu_time, now_ns);
     status.finalized = rank.finalized;
     // A rank that never reported is as old as its registration.
     int64_t since = rank.last_report_ns > 0 ? rank.last_report_ns : rank.registered_ns;
@@ -225,6 +270,7 @@ StatusFindings FaultTreeCoordinator::localStatus(const std::string& job_id) cons
 void FaultTreeCoordinator::tickAll(int64_t now_ns) {
   NodeState state;
   if (options_.node_state) state = options_.node_state();
+  const double delay_factor = options_.scheduling_delay ? options_.scheduling_delay->factor() : 1.0;
   for (auto it = trees_.begin(); it != trees_.end();) {
     const std::string& job_id = it->first;
     JobTree& tree = it->second;
@@ -234,16 +280,21 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     for (const RankStatus& r : ranks)
       if (r.state != ProcessState::kGone && r.state != ProcessState::kZombie) any_alive = true;
     if (any_alive) tree.last_activity_ns = now_ns;
+    tree.watch.setDelayFactor(delay_factor);
     LocalRankWatch::Outcome outcome =
         tree.watch.check(job_id, localiser.uid(), localiser.self(), ranks, state.thermal_alarm, state.max_temperature_c, now_ns);
     for (SymptomRecord& s : outcome.symptoms) {
       listRaised(s);
       localiser.detect(std::move(s), now_ns);
     }
-    if (outcome.cancelled && jobs_.markCancelled(job_id, outcome.cancelled->signal) && options_.log_info)
-      options_.log_info("job " + job_id + ": cancelled (" + signalName(outcome.cancelled->signal) +
-                        "): rank " + std::to_string(outcome.cancelled->rank) + " on " + localiser.self() +
-                        " ended by it; not a fault");
+    if (outcome.cancelled) {
+      tree.cancellation.seen(*outcome.cancelled, now_ns);
+      sayOverruled(job_id, tree);
+    }
+    if (auto cancelled = tree.cancellation.confirmed(now_ns, delay_factor);
+        cancelled && jobs_.markCancelled(job_id, cancelled->signal) && options_.log_info)
+      options_.log_info("job " + job_id + ": cancelled (" + signalName(cancelled->signal) + "): rank " +
+                        std::to_string(cancelled->rank) + " on " + localiser.self() + " ended by it; not a fault");
     // The job is over here when its ranks finalized, or when none is left
     // (they died: said above as rank_exited). Staying would have this node
     // blamed again for a job that no longer runs on it.
@@ -251,13 +302,15 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
     localiser.tick(now_ns);
     const int64_t linger = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.linger).count();
     const bool idle = now_ns - tree.last_activity_ns > linger;
-    if ((localiser.left() && localiser.watched().empty()) || (idle && !any_alive)) {
+    // A cancellation waiting for crash news keeps the tree that hears it.
+    if (((localiser.left() && localiser.watched().empty()) || (idle && !any_alive)) && !tree.cancellation.pending()) {
       if (!localiser.left()) localiser.leave(now_ns);
       {
         std::lock_guard lock(mutex_);
         selves_.erase(job_id);
         members_.erase(job_id);
       }
+      cpu_progress_.forget(job_id);
       it = trees_.erase(it);
       continue;
     }
@@ -272,7 +325,9 @@ void FaultTreeCoordinator::run() {
   std::chrono::steady_clock::time_point last_tick;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
+    const auto waited_from = std::chrono::steady_clock::now();
     wake_.wait_until(lock, next_tick, [&] { return stopping_ || !queue_.empty(); });
+    const auto woke = std::chrono::steady_clock::now();
     if (stopping_) break;
     std::deque<Event> events;
     events.swap(queue_);
@@ -280,6 +335,14 @@ void FaultTreeCoordinator::run() {
     for (Event& event : events) event(wallClockNs());
     if (std::chrono::steady_clock::now() >= next_tick) {
       auto now = std::chrono::steady_clock::now();
+      // How late this thread woke for its tick: the host's scheduling
+      // delay, which the fault timeouts allow for. Not the time its own
+      // work (events, probes) ran past the tick: that is no one's delay.
+      if (options_.scheduling_delay) {
+        const auto due = std::max(next_tick, waited_from);
+        if (woke >= due) options_.scheduling_delay->tickLate(woke - due, period, wallClockNs());
+        if (options_.cpu_pressure) options_.scheduling_delay->cpuPressure(options_.cpu_pressure());
+      }
       if (options_.log_debug && last_tick != std::chrono::steady_clock::time_point{})
         options_.log_debug("fault tree: heartbeat period " +
                            std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(now - last_tick).count()) +

@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include "faults/cancellation_check.h"
+#include "faults/cpu_progress_tracker.h"
 #include "faults/fault_localiser.h"
 #include "faults/fault_record.h"
 #include "faults/fault_report_log.h"
@@ -23,6 +25,8 @@
 #include "faults/local_rank_watch.h"
 #include "faults/peer_network.h"
 #include "faults/prober.h"
+#include "faults/scheduling_delay.h"
+#include "faults/self_answering_prober.h"
 
 namespace nk {
 
@@ -63,6 +67,20 @@ class FaultTreeCoordinator {
     std::function<void(const std::string&)> log_debug;
     // Run first on the coordinator's thread (the daemon raises its priority).
     std::function<void()> on_thread_start;
+    // The log probe about this node, read here (MessageLogProbe): probes
+    // about this node never go through the network (SelfAnsweringProber).
+    // Null: unanswered.
+    std::function<LogFindings(std::string_view job_id, int64_t from_ns, int64_t to_ns)> local_log_probe;
+    // Fed here with how late each heartbeat tick woke and with the CPU
+    // pressure; its factor grows stall_after, the lost heartbeat's timeout
+    // and TFA's thresholds. Null: timeouts stay as configured.
+    std::shared_ptr<SchedulingDelay> scheduling_delay;
+    // A job whose ranks here ended by a cancelling signal is listed as
+    // cancelled only after this long (grown by the scheduling delay)
+    // without news of a crash on another node (CancellationCheck).
+    std::chrono::milliseconds cancellation_grace{1000};
+    // "some avg10" of /proc/pressure/cpu, read once a tick (CpuPressure).
+    std::function<std::optional<double>()> cpu_pressure;
   };
 
   // `default_node`: this node's name when no rank of a job says otherwise.
@@ -81,8 +99,9 @@ class FaultTreeCoordinator {
   void detect(SymptomRecord symptom);
   // A symptom another node's TFD sent here; false: overloaded.
   bool receive(SymptomRecord symptom);
-  // True when this node is in the job's tree.
-  bool heartbeat(const std::string& job_id, const std::string& from, bool leaving);
+  // True when this node is in the job's tree. `sender_delay_factor`: the
+  // sender's scheduling delay factor (FaultLocaliser::heartbeatFrom).
+  bool heartbeat(const std::string& job_id, const std::string& from, bool leaving, double sender_delay_factor = 1.0);
   // A fault for this node to publish as root: the fault with its id, or
   // nullopt when it had been reported.
   std::optional<FaultRecord> publish(FaultRecord fault);
@@ -92,6 +111,9 @@ class FaultTreeCoordinator {
   bool overloaded() const;
   // The node name this daemon has in the job's tree ("" when none).
   std::string selfIn(const std::string& job_id) const;
+  // True when `node` is this daemon's name in the job's tree; with an
+  // empty `job_id`, in any job's tree here (or its default name).
+  bool isSelf(std::string_view job_id, std::string_view node) const;
   // True when `node` is in the job's tree here.
   bool inTree(const std::string& job_id, const std::string& node) const;
   size_t jobCount() const;
@@ -101,6 +123,8 @@ class FaultTreeCoordinator {
     std::unique_ptr<FaultLocaliser> localiser;
     LocalRankWatch watch;
     int64_t last_activity_ns = 0;
+    CancellationCheck cancellation{std::chrono::milliseconds(0)};
+    bool overruled_said = false;
   };
   using Event = std::function<void(int64_t now_ns)>;
 
@@ -110,13 +134,18 @@ class FaultTreeCoordinator {
   std::vector<RankStatus> rankStatuses(const std::string& job_id, int64_t now_ns) const;
   std::shared_ptr<const FaultRuleBase> rules() const;
   void listRaised(const SymptomRecord& raised) const;
+  // A rank of the job crashed on `node`: this node's SIGTERM endings, if
+  // any, are the crash's teardown, not a cancellation.
+  void crashNews(const std::string& job_id, JobTree& tree, const std::string& node);
+  void sayOverruled(const std::string& job_id, JobTree& tree);
 
   const std::string default_node_;
   JobRegistry& jobs_;
   PeerNetwork& network_;
-  Prober& prober_;
   FaultReportLog& reports_;
   Options options_;
+  // What the localisers probe with: this node answered here, others by `prober`.
+  SelfAnsweringProber prober_;
 
   mutable std::mutex mutex_;  // queue, rules, selves
   std::condition_variable wake_;
@@ -128,6 +157,8 @@ class FaultTreeCoordinator {
   std::thread thread_;
 
   std::map<std::string, JobTree> trees_;  // only the thread touches these
+  // Looked at by the thread's ticks and by status probes' handlers alike.
+  mutable CpuProgressTracker cpu_progress_;
 };
 
 }  // namespace nk

@@ -34,6 +34,10 @@ ProcessState JobRegistry::stateOf(const RankRecord& rank) const {
   return processes_.stateOf(rank.pid, rank.start_time);
 }
 
+ProcessStatus JobRegistry::statusOf(const RankRecord& rank) const {
+  return processes_.statusOf(rank.pid, rank.start_time);
+}
+
 bool JobRegistry::endedLocked(const Job& job) const {
   return std::all_of(job.ranks.begin(), job.ranks.end(),
                      [&](const auto& entry) { return isDead(stateOf(entry.second)); });

@@ -114,6 +114,8 @@ class JobRegistry {
   size_t size() const;
 
   ProcessState stateOf(const RankRecord& rank) const;
+  // Its state and CPU time (ProcessStateReader::statusOf).
+  ProcessStatus statusOf(const RankRecord& rank) const;
   // True when no process of the job's local ranks is left.
   bool ended(const JobRecord& job) const;
 

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 
+#include "faults/rank_condition.h"
 #include "faults/rank_ending.h"
+#include "faults/scheduling_delay.h"
 
 namespace nk {
 
@@ -28,6 +30,7 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
                                               double max_temperature_c, int64_t now_ns) {
   Outcome out;
   out.all_finalized = !ranks.empty();
+  const std::chrono::milliseconds stall_after = SchedulingDelay::scale(stall_after_, delay_factor_);
   auto endedUnfinalized = [](const RankStatus& rank) {
     return !rank.finalized && (rank.state == ProcessState::kGone || rank.state == ProcessState::kZombie);
   };
@@ -60,7 +63,8 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
       s.detail = "rank " + std::to_string(rank.rank) + "'s process ended without MPI_Finalize";
       out.symptoms.push_back(std::move(s));
     }
-    const bool stopped = rank.state == ProcessState::kStopped;
+    // A rank that called MPI_Finalize is finished, whatever its process does next.
+    const bool stopped = RankCondition::of(rank, stall_after) == RankCondition::Kind::kStopped;
     if (stopped && !raised.stopped) {
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
       s.suspect_ranks = {rank.rank};
@@ -70,13 +74,15 @@ LocalRankWatch::Outcome LocalRankWatch::check(const std::string& job_id, uid_t u
     }
     raised.stopped = stopped;
     // A stopped rank is stalled too; it was said once already.
-    const bool stalled = !ended && !stopped && !rank.finalized && rank.report_age && *rank.report_age > stall_after_;
+    // A late report from a rank that still runs is a busy host, not a hang.
+    const bool stalled = RankCondition::of(rank, stall_after) == RankCondition::Kind::kStalled;
     if (stalled && !raised.stalled) {
       SymptomRecord s = aboutSelf(job_id, uid, self, SymptomKind::kHeartbeatLost, now_ns);
       s.suspect_ranks = {rank.rank};
       s.operation = rank.current_operation;
       s.detail = "rank " + std::to_string(rank.rank) + " has not reported progress for " +
                  std::to_string(rank.report_age->count()) + " ms";
+      if (delay_factor_ > 1.0) s.detail += " (stall_after " + SchedulingDelay::describe(stall_after_, delay_factor_) + ")";
       out.symptoms.push_back(std::move(s));
     }
     raised.stalled = stalled;

@@ -40,6 +40,8 @@ class LocalRankWatch {
 
   explicit LocalRankWatch(std::chrono::milliseconds stall_after) : stall_after_(stall_after) {}
   void setStallAfter(std::chrono::milliseconds stall_after) { stall_after_ = stall_after; }
+  // stall_after grows by this factor on a busy host (SchedulingDelay).
+  void setDelayFactor(double factor) { delay_factor_ = factor; }
   bool cancelled() const { return cancelled_.has_value(); }
 
   Outcome check(const std::string& job_id, uid_t uid, const std::string& self, std::span<const RankStatus> ranks,
@@ -50,6 +52,7 @@ class LocalRankWatch {
     bool exited = false, stopped = false, stalled = false;
   };
   std::chrono::milliseconds stall_after_;
+  double delay_factor_ = 1.0;
   std::map<uint32_t, Raised> raised_;
   bool thermal_raised_ = false;
   bool crashed_ = false;

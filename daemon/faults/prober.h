@@ -29,6 +29,12 @@ struct RankStatus {
   std::string current_operation;
   // The signal its agent said it is ending by (0: none); see RankEnding.
   int ending_signal = 0;
+  // What /proc says of its progress when its report is late (RankCondition):
+  // the CPU time all its threads used, and how long ago a look by its
+  // node's daemon last found that grown. nullopt: unknown, or never seen
+  // to grow.
+  std::optional<std::chrono::microseconds> cpu_time;
+  std::optional<std::chrono::milliseconds> cpu_grew_ago;
 };
 
 struct StatusFindings {

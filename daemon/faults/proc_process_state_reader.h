@@ -7,7 +7,7 @@
 namespace nk {
 
 // ProcessStateReader over procfs mounted at `root` ("/proc" on a real node):
-// the state letter and start time of /proc/<pid>/stat.
+// the state letter, CPU time and start time of /proc/<pid>/stat.
 class ProcProcessStateReader final : public ProcessStateReader {
  public:
   explicit ProcProcessStateReader(std::filesystem::path root = "/proc");

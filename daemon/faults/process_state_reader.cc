@@ -14,10 +14,14 @@ std::string_view processStateName(ProcessState state) {
 }
 
 ProcessState ProcessStateReader::stateOf(pid_t pid, uint64_t start_time) const {
+  return statusOf(pid, start_time).state;
+}
+
+ProcessStatus ProcessStateReader::statusOf(pid_t pid, uint64_t start_time) const {
   auto status = read(pid);
-  if (!status) return ProcessState::kGone;
-  if (start_time != 0 && status->start_time != 0 && status->start_time != start_time) return ProcessState::kGone;
-  return status->state;
+  if (!status) return {};
+  if (start_time != 0 && status->start_time != 0 && status->start_time != start_time) return {};
+  return *status;
 }
 
 }  // namespace nk

@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -17,6 +18,8 @@ std::string_view processStateName(ProcessState state);
 struct ProcessStatus {
   ProcessState state = ProcessState::kGone;
   uint64_t start_time = 0;  // clock ticks since boot (/proc/<pid>/stat field 22)
+  // The CPU time all its threads used (utime + stime); nullopt when unknown.
+  std::optional<std::chrono::microseconds> cpu_time;
 };
 
 // Reads a process's state. Behind an interface so that unit tests use a fake
@@ -32,6 +35,9 @@ class ProcessStateReader {
   // the kernel has since given to another process is "gone". A start time of
   // 0 (unknown at registration) matches any process.
   ProcessState stateOf(pid_t pid, uint64_t start_time) const;
+  // The same, with the rest of what /proc says (its CPU time); a process
+  // that is gone has state kGone and no CPU time.
+  ProcessStatus statusOf(pid_t pid, uint64_t start_time) const;
 };
 
 }  // namespace nk

@@ -459,5 +459,24 @@ TEST_F(PmpiAgentTest, SigsegvInOneRankIsStillAProcessCrash) {
   for (const auto& j : jobs(node_b_)) EXPECT_EQ(j.cancelled_by_signal(), 0) << j.DebugString();
 }
 
+// Rank 3 on node b crashes; mpirun then ends node a's ranks with SIGTERM.
+// Node a sees only SIGTERM endings, but the crash reaches it (it is b's FLN
+// and the root): it does not list the job as cancelled either.
+TEST_F(PmpiAgentTest, ACrashOnNodeBIsNotListedAsACancellationOnNodeA) {
+  BackgroundProgram job;
+  ASSERT_TRUE(startLongJob(job)) << job.err();
+  pid_t rank3 = -1;
+  for (const auto& j : jobs(node_b_))
+    for (const auto& r : j.ranks())
+      if (r.rank() == 3) rank3 = r.pid();
+  ASSERT_GT(rank3, 0);
+  ASSERT_EQ(::kill(rank3, SIGSEGV), 0);
+  EXPECT_NE(job.wait(60s), 0);
+  // Long enough for the cancellation grace (1 s, grown on a busy host) to
+  // have passed: a cancellation would be listed by then.
+  EXPECT_EQ(cancelledBy(node_a_, 12s), -1) << node_a_.lastError();
+  EXPECT_EQ(node_a_.lastError().find("cancelled (SIG"), std::string::npos) << node_a_.lastError();
+}
+
 }  // namespace
 }  // namespace nk::test

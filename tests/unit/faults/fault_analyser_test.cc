@@ -170,6 +170,56 @@ TEST_F(FaultAnalyserTest, StalledRankIsAHang) {
   EXPECT_TRUE(hasLine(a.faults[0], "no report for 9.0 s"));
 }
 
+// A late report from a rank whose process is runnable and used CPU lately
+// is a busy host: the rank is starved, not stalled, and no hang is found.
+TEST_F(FaultAnalyserTest, StarvedRankIsNotStalled) {
+  prober.healthy("n1", {2});
+  RankStatus& starved = prober.rank("n1", 2);
+  starved.report_age = 9000ms;
+  starved.state = ProcessState::kRunning;
+  starved.cpu_time = 42s;
+  starved.cpu_grew_ago = 100ms;
+  EXPECT_TRUE(analyse({timeout("n1", {2}, 0)}).faults.empty());
+  // Its CPU time stopped growing: now it is stalled.
+  starved.cpu_grew_ago = 9000ms;
+  auto a = analyse({timeout("n1", {2}, 0)});
+  ASSERT_EQ(a.faults.size(), 1u);
+  EXPECT_EQ(a.faults[0].kind, FaultKind::kProcessHang);
+}
+
+TEST_F(FaultAnalyserTest, ALateRankThatSleepsOrNeverRanIsStalledNotStarved) {
+  prober.healthy("n1", {2, 3});
+  prober.rank("n1", 2).report_age = 9000ms;  // sleeping, CPU time grew: not runnable
+  prober.rank("n1", 2).cpu_grew_ago = 10ms;
+  prober.rank("n1", 3).report_age = 9000ms;  // runnable, never seen to use CPU
+  prober.rank("n1", 3).state = ProcessState::kRunning;
+  auto a = analyse({timeout("n1", {2, 3}, 0)});
+  ASSERT_EQ(a.faults.size(), 1u);
+  EXPECT_EQ(a.faults[0].ranks, (std::vector<uint32_t>{2, 3}));
+}
+
+TEST_F(FaultAnalyserTest, AStoppedRankThatFinalizedIsNotAHang) {
+  prober.healthy("n1", {2});
+  prober.rank("n1", 2).state = ProcessState::kStopped;
+  prober.rank("n1", 2).finalized = true;
+  EXPECT_TRUE(analyse({timeout("n1", {2}, 0)}).faults.empty());
+}
+
+TEST_F(FaultAnalyserTest, StallAfterAndSlowRttGrowWithTheDelayFactor) {
+  prober.healthy("n1", {2});
+  prober.rank("n1", 2).report_age = 5000ms;
+  prober.nodes["n1"].response.best_rtt = 100ms;  // above slow_rtt 50 ms, below 50 ms x3
+  FaultAnalyser busy(rules, prober, 3.0);
+  auto quiet = busy.analyse({timeout("n1", {2}, 0)}, "fln", kT0 + 60'000 * kMs);
+  EXPECT_TRUE(quiet.faults.empty()) << "5 s without a report is within stall_after 2 s x3";
+  prober.rank("n1", 2).report_age = 7000ms;
+  auto a = busy.analyse({timeout("n1", {2}, 0)}, "fln", kT0 + 60'000 * kMs);
+  ASSERT_EQ(a.faults.size(), 1u);
+  EXPECT_EQ(a.faults[0].kind, FaultKind::kProcessHang);
+  EXPECT_TRUE(hasLine(a.faults[0], "no report for 7.0 s (stall_after 2000 ms x3.0 for this host's scheduling delay = "
+                                   "6000 ms)"));
+}
+
 TEST_F(FaultAnalyserTest, StaleButFinalizedRankIsNotStalled) {
   prober.healthy("n1", {2});
   prober.rank("n1", 2).report_age = 9000ms;

@@ -451,6 +451,64 @@ TEST_F(FaultLocaliserTest, FlnSilentForFewerThanHeartbeatMissesIsNoFault) {
   EXPECT_EQ(c.at(1).watched(), strings({"n4", "n5", "n6"}));
 }
 
+// A leaf silent for longer than heartbeat_misses periods, on a host whose
+// scheduling delay grows the timeout fivefold: late, not lost. Without the
+// factor the same silence is node_down (LeafCrashIsReported...).
+TEST(FaultLocaliserDelayTest, TheHeartbeatTimeoutGrowsWithTheDelayFactor) {
+  FaultLocaliser::Settings settings;
+  double factor = 5.0;
+  settings.delay_factor = [&factor] { return factor; };
+  Cluster c(settings);
+  c.run(1000ms);
+  c.kill(4);
+  c.run(800ms);  // 8 periods: more than 3, fewer than 3 x 5
+  c.revive(4);
+  c.run(3s);
+  EXPECT_TRUE(c.summary().empty());
+  EXPECT_EQ(c.at(1).counters().symptoms_detected, 0u);
+  // Silent past the grown timeout: found, and the symptom says the timeout.
+  c.kill(4);
+  c.run(3s);
+  ASSERT_EQ(c.summary(), strings({"n0 <- node_down n4 by n1"}));
+  ASSERT_FALSE(c.reports.empty());
+  bool said = false;
+  for (const std::string& line : c.reports.front().fault.evidence)
+    said = said || line.find("(timeout 300 ms x5.0 for this host's scheduling delay = 1500 ms)") != std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(c.reports.front().fault.evidence);
+}
+
+// The watcher itself is not busy, but the sender said its own scheduling
+// delay grows its timeouts fivefold: its heartbeats are late, not lost.
+TEST(FaultLocaliserDelayTest, TheSendersDelayFactorGrowsTheTimeoutOfItsHeartbeats) {
+  FaultTree tree({"a", "b"}, 2);
+  class Quiet final : public PeerNetwork, public Prober {
+   public:
+    Delivery forwardSymptom(std::string_view, const SymptomRecord&) override { return Delivery::kAccepted; }
+    Delivery publishFault(std::string_view, const FaultRecord&) override { return Delivery::kAccepted; }
+    Delivery heartbeat(std::string_view, std::string_view, std::string_view, bool) override {
+      return Delivery::kAccepted;
+    }
+    std::vector<Result<PeerProgress>> rankProgress(std::string_view, std::span<const JobNodeRecord> nodes,
+                                                   std::chrono::milliseconds) override {
+      return std::vector<Result<PeerProgress>>(nodes.size(), unavailable("none"));
+    }
+    ResponseFindings responseProbe(std::string_view, size_t attempts) override { return {attempts, 0, 0us}; }
+    StatusFindings statusProbe(std::string_view, std::string_view) override { return {}; }
+    LogFindings logProbe(std::string_view, std::string_view, int64_t, int64_t) override { return {}; }
+  } quiet;
+  std::vector<SymptomRecord> raised;
+  FaultLocaliser::Settings settings;
+  settings.on_raised = [&](const SymptomRecord& s) { raised.push_back(s); };
+  FaultLocaliser root(kJob, kUid, tree, "a", settings, builtInRules(), quiet, quiet, [](const FaultRecord&) {});
+  root.heartbeatFrom("b", false, kT0, 5.0);
+  for (int64_t t = 100; t <= 1400; t += 100) root.tick(kT0 + t * kMs);  // past 3 x 100 ms, within x5
+  EXPECT_TRUE(raised.empty());
+  root.heartbeatFrom("b", false, kT0 + 1400 * kMs, 1.0);  // no longer busy
+  for (int64_t t = 1500; t <= 1800; t += 100) root.tick(kT0 + t * kMs);
+  ASSERT_EQ(raised.size(), 1u);
+  EXPECT_EQ(raised[0].suspect_node, "b");
+}
+
 // --- 3: the FLN, then the node -----------------------------------------------------
 
 TEST_F(FaultLocaliserTest, NodeWhoseFlnIsDownIsLocalisedByItsSfln) {

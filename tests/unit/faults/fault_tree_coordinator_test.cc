@@ -59,6 +59,10 @@ class FakeProcessStateReader final : public ProcessStateReader {
     std::lock_guard lock(mutex_);
     processes_.erase(pid);
   }
+  void setCpuTime(pid_t pid, std::chrono::microseconds cpu_time) {
+    std::lock_guard lock(mutex_);
+    processes_[pid].cpu_time = cpu_time;
+  }
   std::optional<ProcessStatus> read(pid_t pid) const override {
     std::lock_guard lock(mutex_);
     auto it = processes_.find(pid);
@@ -523,10 +527,11 @@ TEST_F(FaultTreeCoordinatorTest, ARankEndedBySigintCancelsTheJobWithoutASymptom)
     return false;
   };
   ASSERT_TRUE(waitFor(left));
+  // Said after a grace without news of a crash elsewhere.
+  ASSERT_TRUE(waitFor([&] { return jobs.job("jobA")->cancelled_by_signal == SIGINT; }));
   waitTicks(3);
   EXPECT_TRUE(network.symptoms().empty());
   EXPECT_EQ(publishedCount(), 0u);
-  EXPECT_EQ(jobs.job("jobA")->cancelled_by_signal, SIGINT);
   auto lines = logLines();
   EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
                           [](const std::string& l) {
@@ -534,6 +539,68 @@ TEST_F(FaultTreeCoordinatorTest, ARankEndedBySigintCancelsTheJobWithoutASymptom)
                           }),
             1)
       << ::testing::PrintToString(lines);
+}
+
+// A rank on n3 crashed and mpirun ended this node's rank with SIGTERM: this
+// node sees only SIGTERM, but n3's rank_exited reaches it (it is n3's FLN
+// here, the root) within the grace, so the job is not listed cancelled.
+TEST_F(FaultTreeCoordinatorTest, SigtermHereAfterACrashOnAnotherNodeIsNotACancellation) {
+  network.addNode("n2");
+  network.addNode("n3");
+  options.cancellation_grace = 60s;  // the news surely comes within it
+  threeNodeJob(0, 100);              // this daemon is n1, the root
+  make();
+  startWithTree("jobA", "n1");
+  ProgressUpdate update;
+  update.job_id = "jobA";
+  update.rank = 0;
+  update.current_operation = "MPI_Allreduce";
+  update.now_ns = realNowNs();
+  update.ending_signal = SIGTERM;
+  ASSERT_TRUE(jobs.recordProgress(std::move(update), std::nullopt).ok());
+  processes.remove(100);
+  waitTicks(2);
+  SymptomRecord crash = symptom(SymptomKind::kRankExited, "n3", "n3", kDaemonReporter, "MPI_Allreduce", realNowNs());
+  crash.suspect_ranks = {2};
+  ASSERT_TRUE(coordinator->receive(crash));
+  const std::string said = "job jobA: rank 0 on n1 ended by SIGTERM after a rank crashed on n3; not a cancellation";
+  ASSERT_TRUE(waitFor([&] {
+    auto lines = logLines();
+    return std::find(lines.begin(), lines.end(), said) != lines.end();
+  })) << ::testing::PrintToString(logLines());
+  waitTicks(3);
+  EXPECT_EQ(jobs.job("jobA")->cancelled_by_signal, 0);
+  for (const std::string& line : logLines()) EXPECT_EQ(line.find("cancelled ("), std::string::npos) << line;
+}
+
+// The same with the news as a process_crash fault published here.
+TEST_F(FaultTreeCoordinatorTest, AProcessCrashPublishedAboutAnotherNodeIsCrashNewsToo) {
+  network.addNode("n1");
+  network.addNode("n3");
+  options.cancellation_grace = 60s;
+  threeNodeJob(1, 101);  // this daemon is n2
+  make();
+  startWithTree("jobA", "n2");
+  FaultRecord fault;
+  fault.job_id = "jobA";
+  fault.uid = kUid;
+  fault.kind = FaultKind::kProcessCrash;
+  fault.node = "n3";
+  fault.ranks = {2};
+  ASSERT_TRUE(coordinator->publish(fault));
+  ProgressUpdate update;
+  update.job_id = "jobA";
+  update.rank = 1;
+  update.now_ns = realNowNs();
+  update.ending_signal = SIGTERM;
+  ASSERT_TRUE(jobs.recordProgress(std::move(update), std::nullopt).ok());
+  processes.remove(101);
+  const std::string said = "job jobA: rank 1 on n2 ended by SIGTERM after a rank crashed on n3; not a cancellation";
+  ASSERT_TRUE(waitFor([&] {
+    auto lines = logLines();
+    return std::find(lines.begin(), lines.end(), said) != lines.end();
+  })) << ::testing::PrintToString(logLines());
+  EXPECT_EQ(jobs.job("jobA")->cancelled_by_signal, 0);
 }
 
 // 4 ---------------------------------------------------------------------------
@@ -623,6 +690,71 @@ TEST_F(FaultTreeCoordinatorTest, RootProbesASilentChildAndPublishesItDown) {
   EXPECT_TRUE(network.symptoms().empty());
   EXPECT_TRUE(network.heartbeats().empty());
   EXPECT_TRUE(network.faults().empty());
+}
+
+// This node's rank stops and no other node answers, so the symptom about
+// this node stays here for TFA, and its probes about this node are answered
+// here. The network does not know n2 either: a probe through it would find
+// n2 down, and this daemon would report its own node down.
+TEST_F(FaultTreeCoordinatorTest, ProbesAboutThisNodeAreAnsweredHereNotThroughTheNetwork) {
+  threeNodeJob(1, 101);  // this daemon is n2
+  make();
+  startWithTree("jobA", "n2");
+  processes.set(101, ProcessState::kStopped);
+  ASSERT_TRUE(waitFor([&] { return publishedCount() >= 1; }));
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(published[0].kind, FaultKind::kProcessHang) << ::testing::PrintToString(published[0].evidence);
+    EXPECT_EQ(published[0].node, "n2");
+  }
+  EXPECT_EQ(network.probeCount("response", "n2"), 0u);
+  EXPECT_EQ(network.probeCount("status", "n2"), 0u);
+  EXPECT_EQ(network.probeCount("log", "n2"), 0u);
+  EXPECT_TRUE(coordinator->isSelf("jobA", "n2"));
+  EXPECT_TRUE(coordinator->isSelf("", "n2"));
+  EXPECT_FALSE(coordinator->isSelf("jobA", "n1"));
+  EXPECT_FALSE(coordinator->isSelf("jobB", "n2"));
+}
+
+// The tick feeds the scheduling delay (CPU pressure here: lateness cannot
+// be made to order), and a rank's stall is judged against the grown stall_after.
+TEST_F(FaultTreeCoordinatorTest, TheTickFeedsTheSchedulingDelayAndStallAfterGrowsWithIt) {
+  network.addNode("n1");
+  network.addNode("n2");
+  network.addNode("n3");
+  options.scheduling_delay = std::make_shared<SchedulingDelay>();
+  options.cpu_pressure = [] { return std::optional<double>(100.0); };  // factor 4
+  // Registered 3 s ago without a report since: past stall_after (2 s), not past 2 s x4.
+  registerRank("jobA", 1, 3, "n2", 101, realNowNs() - 3000 * kMs);
+  setNodes("jobA", {{"n1", {0}}, {"n2", {1}}, {"n3", {2}}});
+  processes.set(101, ProcessState::kRunning);
+  make();
+  startWithTree("jobA", "n2");
+  waitTicks(5);
+  EXPECT_DOUBLE_EQ(options.scheduling_delay->factor(), 4.0);
+  EXPECT_TRUE(network.symptoms().empty());
+}
+
+// The status probe's answer says what /proc says of a rank's progress: its
+// CPU time, and how long ago a look found it grown (the ticks look too).
+TEST_F(FaultTreeCoordinatorTest, LocalStatusSaysARanksCpuTimeAndWhenItLastGrew) {
+  network.addNode("n1");
+  network.addNode("n3");
+  threeNodeJob(1, 101);
+  processes.setCpuTime(101, 5s);
+  make();
+  startWithTree("jobA", "n2");
+  waitTicks(2);
+  StatusFindings before = coordinator->localStatus("jobA");
+  ASSERT_EQ(before.ranks.size(), 1u);
+  EXPECT_EQ(before.ranks[0].cpu_time, std::chrono::microseconds(5s));
+  EXPECT_FALSE(before.ranks[0].cpu_grew_ago) << "not seen to grow yet";
+  processes.setCpuTime(101, 6s);
+  waitTicks(2);
+  StatusFindings after = coordinator->localStatus("jobA");
+  ASSERT_EQ(after.ranks.size(), 1u);
+  ASSERT_TRUE(after.ranks[0].cpu_grew_ago);
+  EXPECT_LT(*after.ranks[0].cpu_grew_ago, 10s);
 }
 
 TEST_F(FaultTreeCoordinatorTest, ReceivedSymptomsAreHeldUntilATriggerFires) {

@@ -131,6 +131,40 @@ TEST_F(LocalRankWatchTest, StalledAfterStallAfterOncePerEpisode) {
   EXPECT_EQ(again.symptoms[0].detail, "rank 4 has not reported progress for 3000 ms");
 }
 
+// The false node_down of a busy host: the agent's reporting thread did not
+// get the CPU, but the rank runs. Starved, not stalled; stopped stays a hang.
+TEST_F(LocalRankWatchTest, ALateReportFromARankThatRunsIsStarvationNotAStall) {
+  RankStatus starved = rank(4, ProcessState::kRunning, false, 5000ms);
+  starved.cpu_time = 12s;
+  starved.cpu_grew_ago = 200ms;
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(check({starved}).symptoms.empty());
+  // Its CPU time stops growing: stalled now.
+  starved.cpu_grew_ago = 2500ms;
+  auto out = check({starved});
+  ASSERT_EQ(out.symptoms.size(), 1u);
+  EXPECT_EQ(out.symptoms[0].kind, SymptomKind::kHeartbeatLost);
+  // Stopped with CPU time that grew a moment ago: a hang all the same.
+  RankStatus stopped = rank(5, ProcessState::kStopped, false, 5000ms);
+  stopped.cpu_grew_ago = 0ms;
+  auto stop = check({stopped});
+  ASSERT_EQ(stop.symptoms.size(), 1u);
+  EXPECT_EQ(stop.symptoms[0].detail, "rank 5's process is stopped");
+  // Finished: late, stopped or gone, never a fault.
+  EXPECT_TRUE(check({rank(6, ProcessState::kStopped, true, 9000ms), rank(7, ProcessState::kGone, true)}).symptoms.empty());
+}
+
+// On a busy host stall_after grows by the scheduling delay's factor, and
+// the symptom says by how much.
+TEST_F(LocalRankWatchTest, StallAfterGrowsWithTheDelayFactorAndTheDetailSaysSo) {
+  watch.setDelayFactor(2.5);
+  EXPECT_TRUE(check({rank(4, ProcessState::kRunning, false, 4999ms)}).symptoms.empty());
+  auto out = check({rank(4, ProcessState::kRunning, false, 5001ms)});
+  ASSERT_EQ(out.symptoms.size(), 1u);
+  EXPECT_EQ(out.symptoms[0].detail,
+            "rank 4 has not reported progress for 5001 ms (stall_after 2000 ms x2.5 for this host's scheduling "
+            "delay = 5000 ms)");
+}
+
 TEST_F(LocalRankWatchTest, NoReportYetIsNotStalled) {
   EXPECT_TRUE(check({rank(0, ProcessState::kRunning, false, std::nullopt)}).symptoms.empty());
 }

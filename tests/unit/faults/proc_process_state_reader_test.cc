@@ -43,6 +43,17 @@ TEST_F(ProcProcessStateReaderTest, ReadsTheStateLetterAndStartTimeAfterTheComm) 
   EXPECT_FALSE(reader.read(-1));
 }
 
+TEST_F(ProcProcessStateReaderTest, ReadsTheCpuTimeOfAllThreadsAsUtimePlusStime) {
+  addProcess(42, 'R', 123456);  // utime 5, stime 3 ticks
+  ProcProcessStateReader reader(root_.path());
+  auto status = reader.read(42);
+  ASSERT_TRUE(status);
+  ASSERT_TRUE(status->cpu_time);
+  EXPECT_EQ(*status->cpu_time, std::chrono::microseconds(8 * 1000000 / sysconf(_SC_CLK_TCK)));
+  EXPECT_EQ(reader.statusOf(42, 123456).cpu_time, status->cpu_time);
+  EXPECT_FALSE(reader.statusOf(42, 999).cpu_time) << "a reused pid is another process";
+}
+
 TEST_F(ProcProcessStateReaderTest, MapsEveryStateLetter) {
   const std::pair<char, ProcessState> letters[] = {
       {'R', ProcessState::kRunning}, {'S', ProcessState::kSleeping}, {'D', ProcessState::kSleeping},
