@@ -7,19 +7,12 @@
 //
 // The tree: the nodes ordered by their lowest rank, n1 the root, fan-out 4:
 //   n1 -> n2 n3 n4 n5;  n2 -> n6 n7 n8.
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -35,8 +28,10 @@
 
 #include "nodekeeper/v1/faults.grpc.pb.h"
 #include "testlib/daemon_process.h"
-#include "testlib/files.h"
+#include "testlib/mpi_job.h"
+#include "testlib/processes.h"
 #include "testlib/run_program.h"
+#include "testlib/tcp_address.h"
 #include "testlib/temp_dir.h"
 #include "testlib/test_env.h"
 
@@ -53,143 +48,6 @@ constexpr const char* kTokenKey = "x-nodekeeper-peer-token";
 constexpr const char* kDown = "response probe: 0 of 3 attempts answered";
 
 std::string nodeName(int i) { return "n" + std::to_string(i); }
-
-// Whether nothing listens on addr:port (a probe bind with SO_REUSEADDR only:
-// it fails on a listening socket, gRPC's SO_REUSEPORT or not, but not on
-// connections left in TIME_WAIT).
-bool addressFree(const std::string& ip, int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, ip.c_str(), &sa.sin_addr);
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0 && ::listen(fd, 1) == 0;
-  ::close(fd);
-  return ok;
-}
-
-std::string cmdlineOf(pid_t pid) {
-  std::string text = readFile("/proc/" + std::to_string(pid) + "/cmdline");
-  std::replace(text.begin(), text.end(), '\0', ' ');
-  return text;
-}
-
-pid_t parentOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close_paren = stat.rfind(')');
-  if (close_paren == std::string::npos) return -1;
-  char state = 0;
-  int ppid = -1;
-  if (std::sscanf(stat.c_str() + close_paren + 1, " %c %d", &state, &ppid) != 2) return -1;
-  return ppid;
-}
-
-// The processes below `root` (mpirun's ranks), found through /proc.
-std::vector<pid_t> descendantsOf(pid_t root) {
-  std::vector<pid_t> out{root};
-  for (size_t i = 0; i < out.size(); ++i) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-      pid_t pid = std::stoi(name);
-      if (parentOf(pid) == out[i] && std::find(out.begin(), out.end(), pid) == out.end()) out.push_back(pid);
-    }
-  }
-  out.erase(out.begin());
-  return out;
-}
-
-// mpirun in a process group of its own, so that every process it starts
-// can be ended with it.
-class MpiJob {
- public:
-  MpiJob() = default;
-  MpiJob(const MpiJob&) = delete;
-  MpiJob& operator=(const MpiJob&) = delete;
-  ~MpiJob() { kill(); }
-
-  bool start(const std::vector<std::string>& argv, const std::filesystem::path& out,
-             const std::filesystem::path& err) {
-    out_ = out;
-    err_ = err;
-    // Ranks that outlive mpirun become this process's children, to reap.
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-    pid_ = ::fork();
-    if (pid_ < 0) return false;
-    if (pid_ == 0) {
-      ::setpgid(0, 0);
-      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(o, 1);
-      ::dup2(e, 2);
-      ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-      ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-      ::setenv("OMPI_MCA_btl", "self,vader", 1);
-      ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-      std::vector<char*> args;
-      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      ::execvp(args[0], args.data());
-      _exit(127);
-    }
-    ::setpgid(pid_, pid_);
-    return true;
-  }
-
-  // The exit code (128 + signal when killed); -1 if still running after `timeout`.
-  int wait(std::chrono::milliseconds timeout) {
-    if (pid_ <= 0) return exit_code_;
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        return exit_code_;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) return -1;
-      std::this_thread::sleep_for(20ms);
-    }
-  }
-
-  // mpirun, its process group, and every process below it (the ranks, even
-  // if they moved to a group of their own): SIGTERM to mpirun first, so that
-  // it ends its ranks itself, then SIGKILL.
-  void kill() {
-    if (pid_ <= 0) return;
-    std::vector<pid_t> below = descendantsOf(pid_);
-    ::kill(pid_, SIGTERM);
-    if (wait(3000ms) < 0) {
-      ::kill(-pid_, SIGKILL);
-      ::kill(pid_, SIGKILL);
-      wait(10000ms);
-    }
-    ::kill(-pid_, SIGKILL);  // a rank still in the group
-    for (pid_t p : below)
-      if (cmdlineOf(p).find("mpi_check") != std::string::npos) ::kill(p, SIGKILL);
-    // mpirun may have ended before its ranks: this process is their
-    // subreaper (see start()), so they are reaped here, not left as zombies.
-    auto deadline = std::chrono::steady_clock::now() + 5s;
-    for (pid_t p : below)
-      while (::waitpid(p, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(10ms);
-    pid_ = -1;
-  }
-
-  pid_t pid() const { return pid_; }
-  std::string out() const { return readFile(out_); }
-  std::string err() const { return readFile(err_); }
-
- private:
-  pid_t pid_ = -1;
-  int exit_code_ = -1;
-  std::filesystem::path out_, err_;
-};
 
 class FaultTreeTest : public ::testing::Test {
  protected:
