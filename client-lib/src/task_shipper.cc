@@ -143,7 +143,8 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
     const std::string stalled = "nodekeeperd took none for " + seconds(capture_.stallLimit());
     say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost_) + " lost (" +
         (gave_up_.load() ? "nodekeeperd took none for " + seconds(patience(grace)) + " at exit" : "no daemon") + "), " +
-        std::to_string(dropped) + " dropped (" + (lossy ? "lossy buffers full" : stalled) + ")");
+        std::to_string(dropped) + " dropped (" + (lossy ? "lossy buffers full" : stalled) + "); longest write " +
+        seconds(std::chrono::duration_cast<std::chrono::milliseconds>(longest_write_)));
   }
 }
 
@@ -363,10 +364,15 @@ bool TaskShipper::shipOnce() {
 
 void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now) {
   Link& link = *link_;
-  if (link.stream && link.stream->Write(batch)) {
-    shipped_ += events;
-    capture_.delivered(events);
-    return;
+  if (link.stream) {
+    const auto started = std::chrono::steady_clock::now();
+    const bool written = link.stream->Write(batch);
+    longest_write_ = std::max(longest_write_, std::chrono::steady_clock::now() - started);
+    if (written) {
+      shipped_ += events;
+      capture_.delivered(events);
+      return;
+    }
   }
   if (link.stream) {
     closeStream(link);  // the daemon went away: try again later

@@ -87,6 +87,7 @@ class TaskShipper {
   EventClock::Converter clock_;
   std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time
   uint64_t shipped_ = 0, lost_ = 0;
+  std::chrono::steady_clock::duration longest_write_{};  // how slow the daemon got, for the exit line
   bool said_lost_ = false;
   // stop() cancelled a daemon that took no write for its patience: what is
   // lost from then on is lost to a stuck daemon, not to an absent one.
