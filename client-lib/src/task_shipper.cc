@@ -312,7 +312,11 @@ bool TaskShipper::shipOnce() {
     {
       std::lock_guard context_lock(context_mutex_);  // stop() may cancel it
       link.context = std::make_unique<grpc::ClientContext>();
-      if (stopping()) link.context->TryCancel();  // stop() looked before it existed
+      // stop() gave up before it existed. Stopping alone is no reason: a
+      // short program's first stream opens while it exits, and its events
+      // are shipped like any others (cancelling it lost them all, and said
+      // "not reaching" of a daemon that was there).
+      if (gave_up_.load()) link.context->TryCancel();
     }
     link.stream = link.stub->Publish(link.context.get());
     link.reader = std::thread([this, &link] { readControls(link); });

@@ -59,10 +59,6 @@ class TaskShipper {
   void run();
   bool shipOnce();
   std::chrono::milliseconds patience(std::chrono::milliseconds grace) const;
-  bool stopping() {
-    std::lock_guard lock(mutex_);
-    return stopping_;
-  }
   void send(const nodekeeper::v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now);
   std::string functionName(uint64_t code_address);
   void applyControl(const nodekeeper::v1::TaskControl& control);
