@@ -327,6 +327,10 @@ TEST_F(BusyClientTest, ShortRunsAreManagedOrTracedAsAskedAndSayNothing) {
     }
     for (const auto& line : run.nodekeeper_lines) ADD_FAILURE() << "run " << i << " said: " << line;
     results.push_back(std::move(run));
+    if ((i + 1) % 100 == 0) {
+      std::printf("%ld runs, %.0f s\n", i + 1, seconds(Clock::now() - all_start));
+      std::fflush(stdout);
+    }
   }
 
   int managed = 0, managed_ok = 0, traced = 0, traced_ok = 0, said = 0, failed_exit = 0;
