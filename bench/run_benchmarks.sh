@@ -42,6 +42,11 @@ if [[ -x "$build/bench/debug_bench" && -x "$build/bench/task_events_program" ]];
     NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
     NK_TASKS_PROGRAM="$build/tests/integration/client/omp_tasks_clang" "$build/bench/debug_bench"
 fi
+if [[ -x "$build/bench/daemon_loss_bench" && -x "$build/bench/team_watch_program" ]]; then
+  echo
+  NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_TEAM_WATCH_PROGRAM="$build/bench/team_watch_program" \
+    "$build/bench/daemon_loss_bench"
+fi
 if [[ -x "$build/bench/pmpi/pmpi_overhead_bench" && -x "$build/bench/pmpi/pmpi_bench_program" ]]; then
   echo
   NK_PMPI_LIB="$build/pmpi-agent/libnodekeeper-pmpi.so" NK_PMPI_PROGRAM="$build/bench/pmpi/pmpi_bench_program" \

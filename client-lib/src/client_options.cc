@@ -1,10 +1,36 @@
 #include "client_options.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include "power_budget_parser.h"
 
 namespace nk::client {
+
+namespace {
+
+constexpr std::chrono::milliseconds kMinStallLimit{100};
+constexpr std::chrono::milliseconds kMaxStallLimit{86400 * 1000};
+
+// "10", "2.5", "0.25": whole milliseconds, by hand (strtod would follow the
+// program's locale). Nothing for anything else.
+std::optional<std::chrono::milliseconds> parseSeconds(const char* text) {
+  uint64_t whole = 0, millis = 0;
+  const char* p = text;
+  while (*p >= '0' && *p <= '9' && whole < 1000000) whole = whole * 10 + static_cast<uint64_t>(*p++ - '0');
+  bool digits = p != text;
+  if (*p == '.') {
+    ++p;
+    for (uint64_t scale = 100; *p >= '0' && *p <= '9'; ++p, scale /= 10) {
+      millis += scale * static_cast<uint64_t>(*p - '0');
+      digits = true;
+    }
+  }
+  if (!digits || *p != '\0') return std::nullopt;
+  return std::chrono::milliseconds(whole * 1000 + millis);
+}
+
+}  // namespace
 
 // NODEKEEPER_SOCKET: the daemon's socket. NODEKEEPER_POWER_BUDGET_MW: the
 // budget of an unmodified program (a bad value is reported and ignored).
@@ -12,6 +38,8 @@ namespace nk::client {
 // (lossless: a thread waits while its buffer is full; lossy: the event is
 // dropped and counted); unset, OpenMP tasks are not captured but the task C
 // API and AYU_event start lossless. NODEKEEPER_TASK_BUFFER: events per thread buffer.
+// NODEKEEPER_TASKS_STALL_S: seconds (0.1 to 86400, default 10) without the
+// daemon taking any task event before lossless mode drops them.
 // NK_DEBUG=1: debug lines on stderr. NK_TEST_FORCE_THREADS=3,2: TEST HOOK,
 // acts as if the daemon had sent D=3 after the first parallel region, D=2
 // after the second, and so on (without a daemon); for tests only.
@@ -56,6 +84,13 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
     else
       options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASK_BUFFER=\"" + std::string(buffer) +
                                  "\": expected a count of events from 64 to 16777216");
+  }
+  if (const char* stall = getenv("NODEKEEPER_TASKS_STALL_S"); stall && *stall) {
+    if (auto limit = parseSeconds(stall); limit && *limit >= kMinStallLimit && *limit <= kMaxStallLimit)
+      options.task_stall_limit = *limit;
+    else
+      options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASKS_STALL_S=\"" + std::string(stall) +
+                                 "\": expected seconds from 0.1 to 86400");
   }
   if (const char* hold = getenv("NODEKEEPER_BREAK_AT_START"); hold && *hold && std::string(hold) != "0")
     options.break_at_start = true;

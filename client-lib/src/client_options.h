@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct ClientOptions {
   TaskEventMode task_events = TaskEventMode::kOff;
   bool task_events_explicit = false;  // NODEKEEPER_TASKS held a valid mode, "off" included
   uint32_t task_buffer_events = 65536;  // per thread (NODEKEEPER_TASK_BUFFER)
+  // Lossless task events are dropped only once the daemon has taken none
+  // for this long (NODEKEEPER_TASKS_STALL_S): a slow daemon is waited for.
+  std::chrono::milliseconds task_stall_limit{10000};
   // NODEKEEPER_BREAK_AT_START=1 (nodekeeper debug --break-at-start): no task
   // starts until a debugger says so; released if no daemon answers.
   bool break_at_start = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <thread>
 
 namespace nk::client {
@@ -16,6 +17,12 @@ constexpr size_t kMaxCapacity = size_t{1} << 24;
 // short enough that a descheduled shipper does not cost a whole time slice
 // of spinning before we give the core away.
 constexpr int kSpinsBeforeYield = 256;
+// Then a millisecond or so of yields (the shipper is running, only
+// slower), then sleeps short next to the daemon's pace (a drain empties a
+// whole ring) and long next to a syscall.
+constexpr int kYieldsBeforeSleep = 1024;
+constexpr auto kSleep = std::chrono::microseconds(200);
+constexpr int kRoundsPerClockRead = 64;
 
 size_t roundedCapacity(size_t requested) {
   return std::bit_ceil(std::clamp<size_t>(requested, 2, kMaxCapacity));
@@ -54,6 +61,21 @@ bool EventRing::refreshTailHasRoom(uint64_t head) {
   return head - cached_tail_ < capacity_;
 }
 
+EventRing::ConsumerMark EventRing::consumerMark() const {
+  return {tail_.load(std::memory_order_relaxed),
+          stall_.progress ? stall_.progress->load(std::memory_order_relaxed) : 0};
+}
+
+// A producer that waits longer than a few time slices gives its core away
+// for a while: on a busy node the shipper and the daemon it waits for need
+// that core, and a spinning producer would only slow them further.
+void EventRing::pause(int round) {
+  if (round < kYieldsBeforeSleep)
+    std::this_thread::yield();
+  else
+    std::this_thread::sleep_for(kSleep);
+}
+
 // Kept out of line so push()'s inlined fast path stays a handful of
 // instructions.
 bool EventRing::pushWhenFull(const TaskEventRecord& event) {
@@ -65,27 +87,31 @@ bool EventRing::pushWhenFull(const TaskEventRecord& event) {
     return false;
   }
   if (stalled_) {
-    if (tail_.load(std::memory_order_relaxed) == stalled_at_tail_) {
-      drop();  // still stalled: no waiting at all
+    if (consumerMark() == stalled_at_) {
+      drop();  // still no progress: no waiting at all
       return false;
     }
-    stalled_ = false;  // the consumer is back
+    stalled_ = false;  // the consumer side moved: wait again
   }
-  std::chrono::steady_clock::time_point since{};
+  ConsumerMark seen = consumerMark();
+  std::optional<std::chrono::steady_clock::time_point> since;
   for (int spins = 0; !refreshTailHasRoom(head); ++spins) {
     if (spins < kSpinsBeforeYield) {
       cpuRelax();
       continue;
     }
-    std::this_thread::yield();
+    pause(spins - kSpinsBeforeYield);
     // The clock only now and then: this is a wait, not the hot path.
-    if (spins % 64 != 0) continue;
-    auto now = std::chrono::steady_clock::now();
-    if (since == std::chrono::steady_clock::time_point{}) {
+    if (spins % kRoundsPerClockRead != 0) continue;
+    const ConsumerMark mark = consumerMark();
+    const auto now = stall_.now();
+    if (!since || mark != seen) {
+      // Slow is not stuck: each bit of progress starts the limit afresh.
+      seen = mark;
       since = now;
-    } else if (now - since >= stall_.limit) {
+    } else if (now - *since >= stall_.limit) {
       stalled_ = true;
-      stalled_at_tail_ = cached_tail_;
+      stalled_at_ = mark;
       stalls_.store(stalls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       if (stall_.on_stall) stall_.on_stall();
       drop();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -15,15 +16,21 @@ namespace nk::client {
 using wire::TaskEventRecord;
 using wire::TaskEventType;
 
-// Lossless, but the app must not hang on a consumer that stopped (a daemon
-// that hangs holds the shipper in its write): a producer that has waited
-// `limit` without the consumer taking anything drops events (counted)
-// until the consumer moves again. `on_stall` is called on the producer's
-// thread when such a spell begins. (Outside EventRing: GCC cannot take a
-// nested struct's member initialisers in the class's own default argument.)
+// Lossless, but the app must not hang on a daemon that stopped: a full
+// ring's producer waits as long as the consumer side makes progress, and
+// drops events (counted) only once it has made none for `limit`, until it
+// moves again. Progress is the ring's own tail moving, or `progress`
+// changing: the shipper bumps it each time the daemon takes a write, so a
+// shipper held for seconds in a write to a slow daemon still counts as
+// moving. `on_stall` runs on the producer's thread when a spell of dropping
+// begins; `now` is the clock (tests pass a fake one). (Outside EventRing:
+// GCC cannot take a nested struct's member initialisers in the class's own
+// default argument.)
 struct RingStallPolicy {
-  std::chrono::milliseconds limit{1000};
-  void (*on_stall)() = nullptr;
+  std::chrono::milliseconds limit{10000};
+  const std::atomic<uint64_t>* progress = nullptr;
+  std::function<void()> on_stall;
+  std::chrono::steady_clock::time_point (*now)() = [] { return std::chrono::steady_clock::now(); };
 };
 
 // Bounded single-producer single-consumer queue of task events. Each
@@ -52,7 +59,8 @@ class EventRing {
   EventRing& operator=(const EventRing&) = delete;
 
   // Producer thread only. Lossy: false (and one more drop) when full.
-  // Lossless: waits for room, always true.
+  // Lossless: waits for room; false (and one more drop) only while the
+  // consumer side is stalled (see RingStallPolicy).
   bool push(const TaskEventRecord& event) {
     const uint64_t head = head_.load(std::memory_order_relaxed);
     // Only re-read the consumer's index when the cached one says full: in
@@ -70,9 +78,9 @@ class EventRing {
   size_t drain(std::span<TaskEventRecord> out);
 
   // Any thread; exact once the producer has stopped. Lossless rings drop
-  // only while stalled.
+  // only while stalled (no progress for the policy's limit).
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
-  // Spells of a stalled consumer, any thread.
+  // Spells of a consumer side that made no progress, any thread.
   uint64_t stalls() const { return stalls_.load(std::memory_order_relaxed); }
 
   size_t capacity() const { return capacity_; }
@@ -87,8 +95,17 @@ class EventRing {
   // varies with -mtune and GCC warns when it is used in a header's ABI.
   static constexpr size_t kCacheLine = 64;
 
+  // What moves when the consumer side makes progress.
+  struct ConsumerMark {
+    uint64_t tail = 0;
+    uint64_t progress = 0;
+    bool operator==(const ConsumerMark&) const = default;
+  };
+  ConsumerMark consumerMark() const;
+
   bool refreshTailHasRoom(uint64_t head);
   bool pushWhenFull(const TaskEventRecord& event);
+  static void pause(int round);
   void drop() { dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
   void publish(uint64_t head, const TaskEventRecord& event) {
@@ -115,7 +132,7 @@ class EventRing {
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> stalls_{0};  // written by the producer only, as dropped_
   bool stalled_ = false;             // producer only
-  uint64_t stalled_at_tail_ = 0;
+  ConsumerMark stalled_at_;          // producer only
 
   // Consumer's cache line. The class's alignment pads its end, so whatever
   // follows a ring in memory cannot share this line either.

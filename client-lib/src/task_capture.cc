@@ -2,6 +2,30 @@
 
 namespace nk::client {
 
+namespace {
+
+EventRing::StallPolicy watching(EventRing::StallPolicy stall, const std::atomic<uint64_t>* progress) {
+  stall.progress = progress;
+  return stall;
+}
+
+}  // namespace
+
+TaskCapture::TaskCapture(size_t ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall)
+    : capacity_(ring_capacity), mode_(mode), stall_(watching(std::move(stall), &deliveries_)) {}
+
+uint64_t TaskCapture::dropped() const {
+  uint64_t total = 0;
+  for (const auto& t : threads()) total += t->ring.dropped();
+  return total;
+}
+
+uint64_t TaskCapture::stalls() const {
+  uint64_t total = 0;
+  for (const auto& t : threads()) total += t->ring.stalls();
+  return total;
+}
+
 std::shared_ptr<TaskCapture::ThreadEvents> TaskCapture::attachThread() {
   std::lock_guard lock(mutex_);
   auto events = std::make_shared<ThreadEvents>(static_cast<uint32_t>(threads_.size() + 1), capacity_, mode_, stall_);

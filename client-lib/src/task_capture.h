@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -40,8 +42,25 @@ class TaskCapture {
     std::vector<DependenceEdge> edges;  // scratch, reused
   };
 
-  TaskCapture(size_t ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall = {})
-      : capacity_(ring_capacity), mode_(mode), stall_(stall) {}
+  // Every ring's stall policy watches this capture's delivery progress
+  // (whatever `stall.progress` said).
+  TaskCapture(size_t ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall = {});
+
+  EventRing::Mode mode() const { return mode_; }
+  std::chrono::milliseconds stallLimit() const { return stall_.limit; }
+
+  // The shipper, each time the daemon took a write (`events` of them task
+  // events; a write of gate reports alone is progress too). A lossless
+  // producer waits while this moves, however slowly.
+  void delivered(uint64_t events) {
+    delivered_events_.fetch_add(events, std::memory_order_relaxed);
+    deliveries_.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t deliveries() const { return deliveries_.load(std::memory_order_relaxed); }
+  uint64_t deliveredEvents() const { return delivered_events_.load(std::memory_order_relaxed); }
+  // Over every ring so far: events dropped, and spells of no progress.
+  uint64_t dropped() const;
+  uint64_t stalls() const;
 
   // Once per thread (thread_begin): its events and a slot in task ids.
   std::shared_ptr<ThreadEvents> attachThread();
@@ -109,7 +128,11 @@ class TaskCapture {
 
   const size_t capacity_;
   const EventRing::Mode mode_;
-  const EventRing::StallPolicy stall_;
+  // Written only by the shipper, read by stalled producers: each on its
+  // own line, away from the lock and the rings' list.
+  alignas(64) std::atomic<uint64_t> deliveries_{0};
+  std::atomic<uint64_t> delivered_events_{0};
+  const EventRing::StallPolicy stall_;  // after deliveries_: points at it
   mutable std::mutex mutex_;  // threads_ only; never on the event path
   std::vector<std::shared_ptr<ThreadEvents>> threads_;
   // Registration is rare and the shipper looks names up once per task, so

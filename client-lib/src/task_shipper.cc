@@ -63,6 +63,24 @@ void TaskShipper::start() {
   thread_ = std::thread([this] { run(); });
 }
 
+namespace {
+
+std::string seconds(std::chrono::milliseconds span) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", static_cast<double>(span.count()) / 1000.0);
+  return text;
+}
+
+}  // namespace
+
+// Lossless: the app asked for every event, so a daemon that takes writes,
+// however slowly, is waited for at exit as the producers wait for it while
+// running; one that took none for the stall limit is not. Lossy: `grace`.
+std::chrono::milliseconds TaskShipper::patience(std::chrono::milliseconds grace) const {
+  if (capture_.mode() != EventRing::Mode::kLossless) return grace;
+  return std::max(grace, capture_.stallLimit());
+}
+
 void TaskShipper::stop(std::chrono::milliseconds grace) {
   {
     std::lock_guard lock(mutex_);
@@ -72,18 +90,33 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
   wake_.notify_all();
   {
     // A write the daemon does not take (it hangs) holds the shipper: after
-    // `grace`, the stream is cancelled, which ends the write.
+    // the patience without a write taken, the stream is cancelled, which
+    // ends the write.
+    const auto limit = patience(grace);
+    const auto poll = std::min<std::chrono::milliseconds>(grace, std::chrono::milliseconds(100));
     std::unique_lock lock(mutex_);
-    if (!wake_.wait_for(lock, grace, [&] { return exited_; })) {
-      lock.unlock();
-      std::lock_guard context_lock(context_mutex_);
-      if (link_->context) link_->context->TryCancel();
+    uint64_t seen = capture_.deliveries();
+    auto since = std::chrono::steady_clock::now();
+    while (!wake_.wait_for(lock, poll, [&] { return exited_; })) {
+      const auto now = std::chrono::steady_clock::now();
+      if (capture_.mode() == EventRing::Mode::kLossless && capture_.deliveries() != seen) {
+        seen = capture_.deliveries();
+        since = now;
+      } else if (now - since >= limit) {
+        gave_up_.store(true);
+        lock.unlock();
+        std::lock_guard context_lock(context_mutex_);
+        if (link_->context) link_->context->TryCancel();
+        break;
+      }
     }
   }
   thread_.join();
   if (link_->stream) {
     // A daemon that hangs must not hold the program at exit: Finish runs
-    // on a helper thread and is cancelled after `grace`.
+    // on a helper thread and is cancelled after the patience. Until the
+    // daemon has read the last writes (its status comes after them), they
+    // may still be in the socket: cancelling earlier would lose them.
     auto done = std::make_shared<std::promise<void>>();
     std::future<void> finished = done->get_future();
     Link* link = link_.get();
@@ -94,21 +127,25 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
       (void)link->stream->Finish();
       done->set_value();
     });
-    if (finished.wait_for(grace) != std::future_status::ready) link->context->TryCancel();
+    if (finished.wait_for(patience(grace)) != std::future_status::ready) {
+      gave_up_.store(true);
+      link->context->TryCancel();
+    }
     closer.join();
   }
-  uint64_t dropped = 0, stalls = 0;
-  for (const auto& t : capture_.threads()) {
-    dropped += t->ring.dropped();
-    stalls += t->ring.stalls();
-  }
+  const uint64_t dropped = capture_.dropped();
+  const bool lossy = capture_.mode() == EventRing::Mode::kLossy;
   // The count is news when some events got through (the daemon went away
-  // mid-run) or the lossy buffers dropped some; a daemon never reached
-  // was said at the time.
-  if ((lost_ > 0 && shipped_ > 0) || dropped > 0 || debug_)
-    say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost_) +
-        " lost (no daemon), " + std::to_string(dropped) + " dropped (" +
-        (stalls > 0 ? "the daemon stalled" : "lossy buffers full") + ")");
+  // mid-run), when the daemon stalled (lossless buffers dropped, or the
+  // last writes were given up at exit) or the lossy buffers dropped some;
+  // a daemon never reached was said at the time. Nothing at a normal exit.
+  if ((lost_ > 0 && (shipped_ > 0 || gave_up_.load())) || dropped > 0 || debug_) {
+    const std::string stalled = "nodekeeperd took none for " + seconds(capture_.stallLimit());
+    say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost_) + " lost (" +
+        (gave_up_.load() ? "nodekeeperd took none for " + seconds(patience(grace)) + " at exit" : "no daemon") + "), " +
+        std::to_string(dropped) + " dropped (" + (lossy ? "lossy buffers full" : stalled) + "); longest write " +
+        seconds(std::chrono::duration_cast<std::chrono::milliseconds>(longest_write_)));
+  }
 }
 
 void TaskShipper::wake() {
@@ -275,7 +312,11 @@ bool TaskShipper::shipOnce() {
     {
       std::lock_guard context_lock(context_mutex_);  // stop() may cancel it
       link.context = std::make_unique<grpc::ClientContext>();
-      if (stopping()) link.context->TryCancel();  // stop() looked before it existed
+      // stop() gave up before it existed. Stopping alone is no reason: a
+      // short program's first stream opens while it exits, and its events
+      // are shipped like any others (cancelling it lost them all, and said
+      // "not reaching" of a daemon that was there).
+      if (gave_up_.load()) link.context->TryCancel();
     }
     link.stream = link.stub->Publish(link.context.get());
     link.reader = std::thread([this, &link] { readControls(link); });
@@ -327,9 +368,15 @@ bool TaskShipper::shipOnce() {
 
 void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now) {
   Link& link = *link_;
-  if (link.stream && link.stream->Write(batch)) {
-    shipped_ += events;
-    return;
+  if (link.stream) {
+    const auto started = std::chrono::steady_clock::now();
+    const bool written = link.stream->Write(batch);
+    longest_write_ = std::max(longest_write_, std::chrono::steady_clock::now() - started);
+    if (written) {
+      shipped_ += events;
+      capture_.delivered(events);
+      return;
+    }
   }
   if (link.stream) {
     closeStream(link);  // the daemon went away: try again later
@@ -338,7 +385,8 @@ void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::ch
   // A new stream is a new session, which must be told the names again.
   named_.clear();
   lost_ += events;
-  if (!said_lost_) {
+  // Given up at exit, the daemon is there but stuck: the exit line says so.
+  if (!said_lost_ && !gave_up_.load()) {
     said_lost_ = true;
     // Once per process for an absent daemon, whichever part noticed first;
     // a daemon lost mid-run is news, and said here.

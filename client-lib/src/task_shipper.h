@@ -25,9 +25,12 @@ namespace nk::client {
 
 // The one background thread that empties every thread's event ring and
 // streams the events to nodekeeperd (TasksService.Publish), every few
-// milliseconds. The app never waits for the daemon: while there is none
-// (absent, slow to accept, killed) the rings are still emptied, the events
-// counted as lost, and that is said once on stderr.
+// milliseconds. The app never waits for an absent daemon: while there is
+// none (no socket, refused, killed) the rings are still emptied, the events
+// counted as lost, and that is said once on stderr. A slow one is no absent
+// one: in lossless mode the app's threads (EventRing) and stop() wait while
+// it takes writes, and give up only when it has taken none for the stall
+// limit (NODEKEEPER_TASKS_STALL_S), which the exit line then counts.
 //
 // The same stream brings the daemon's debugging controls: a reader thread
 // hands them to the gate the moment they arrive, and the gate's reports go
@@ -41,7 +44,9 @@ class TaskShipper {
   TaskShipper& operator=(const TaskShipper&) = delete;
 
   void start();
-  // Ships what is left and closes the stream, within about `grace`.
+  // Ships what is left and closes the stream, within about `grace`; in
+  // lossless mode, for as long as the daemon keeps taking writes, up to the
+  // capture's stall limit without one.
   void stop(std::chrono::milliseconds grace);
   // Ship now (the gate has reports).
   void wake();
@@ -53,10 +58,7 @@ class TaskShipper {
  private:
   void run();
   bool shipOnce();
-  bool stopping() {
-    std::lock_guard lock(mutex_);
-    return stopping_;
-  }
+  std::chrono::milliseconds patience(std::chrono::milliseconds grace) const;
   void send(const nodekeeper::v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now);
   std::string functionName(uint64_t code_address);
   void applyControl(const nodekeeper::v1::TaskControl& control);
@@ -81,7 +83,11 @@ class TaskShipper {
   EventClock::Converter clock_;
   std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time
   uint64_t shipped_ = 0, lost_ = 0;
+  std::chrono::steady_clock::duration longest_write_{};  // how slow the daemon got, for the exit line
   bool said_lost_ = false;
+  // stop() cancelled a daemon that took no write for its patience: what is
+  // lost from then on is lost to a stuck daemon, not to an absent one.
+  std::atomic<bool> gave_up_{false};
 };
 
 }  // namespace nk::client

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 
 #include "event_clock.h"
 
@@ -69,14 +71,17 @@ void TaskTool::stop() {
 namespace {
 
 // On the app thread that found its buffer stuck, once per process: the
-// exit summary gives the count.
-void sayStalled() {
+// exit line gives the final counts.
+void sayStalled(const TaskCapture& capture) {
   static std::atomic<bool> said{false};
   if (said.exchange(true)) return;
-  static const char line[] =
-      "nodekeeper: nodekeeperd has taken no task events for 1 s; dropping them (counted) until it does; "
-      "the program runs on\n";
-  ssize_t ignored = ::write(STDERR_FILENO, line, sizeof line - 1);
+  char line[256];
+  int length = std::snprintf(line, sizeof line,
+                             "nodekeeper: nodekeeperd has taken no task events for %g s (%llu taken so far); "
+                             "dropping them (counted) until it takes some again; the program runs on\n",
+                             static_cast<double>(capture.stallLimit().count()) / 1000.0,
+                             static_cast<unsigned long long>(capture.deliveredEvents()));
+  ssize_t ignored = ::write(STDERR_FILENO, line, static_cast<size_t>(std::clamp(length, 0, int{sizeof line} - 1)));
   (void)ignored;
 }
 
@@ -85,7 +90,7 @@ void sayStalled() {
 TaskTool::TaskTool(Key, const ClientOptions& options)
     : capture_(options.task_buffer_events,
                options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless,
-               EventRing::StallPolicy{std::chrono::milliseconds(1000), &sayStalled}),
+               EventRing::StallPolicy{.limit = options.task_stall_limit, .on_stall = [this] { sayStalled(capture_); }}),
       gate_([this] { shipper_.wake(); }, [this](uint64_t key) { return shipper_.describeFunction(key); }),
       shipper_(capture_, gate_, options.socket_path, options.debug) {}
 

@@ -7,6 +7,8 @@
 //                        prints tasks=<N> when all have run
 //   omp_tasks undeferred N  N tasks with if(0), run at once by the one
 //                        thread that makes them; prints tasks=<N>
+//   omp_tasks until FILE N  fib(N)'s task tree again and again until FILE
+//                        exists (at least once); prints rounds=<R> tasks=<count>
 //   omp_tasks cholesky   a blocked Cholesky factorisation of 3 x 3 tiles,
 //                        tasks with depend(in/inout) on tiles; prints each
 //                        tile's address and checks L * L^T = A
@@ -18,6 +20,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 extern "C" {
 
@@ -102,6 +106,20 @@ int main(int argc, char** argv) {
     std::printf("fib=%ld tasks=%ld\n", result, created);
     return 0;
   }
+  if (argc >= 4 && std::strcmp(argv[1], "until") == 0) {
+    // A short program a test ends when it has seen it (the stop file).
+    const char* stop_file = argv[2];
+    int n = std::atoi(argv[3]);
+    long created = 0, rounds = 0;
+    do {
+#pragma omp parallel
+#pragma omp single
+      fib_task(n, &created);
+      ++rounds;
+    } while (access(stop_file, F_OK) != 0);
+    std::printf("rounds=%ld tasks=%ld\n", rounds, created);
+    return 0;
+  }
   if (argc >= 2 && std::strcmp(argv[1], "figure2") == 0) {
     static long x = 0, y = 0;
 #pragma omp parallel
@@ -177,6 +195,6 @@ int main(int argc, char** argv) {
     std::printf("cholesky residual %.3g\n", worst);
     return worst < 1e-9 ? 0 : 1;
   }
-  std::fprintf(stderr, "usage: omp_tasks fib N | omp_tasks figure2 | omp_tasks cholesky\n");
+  std::fprintf(stderr, "usage: omp_tasks fib N | omp_tasks until FILE N | omp_tasks figure2 | omp_tasks cholesky\n");
   return 2;
 }

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace nk::client {
 namespace {
@@ -97,6 +99,28 @@ TEST(ClientOptions, BadTaskSettingsAreOneWarningEachAndIgnored) {
   ASSERT_EQ(options.warnings.size(), 2u);
   EXPECT_NE(options.warnings[0].find("NODEKEEPER_TASKS=\"maybe\""), std::string::npos);
   EXPECT_NE(options.warnings[1].find("NODEKEEPER_TASK_BUFFER=\"12\""), std::string::npos);
+}
+
+TEST(ClientOptions, TaskStallLimitIsSecondsAndDefaultsToTen) {
+  g_env.clear();
+  EXPECT_EQ(ClientOptions::fromEnvironment(&fakeGetenv).task_stall_limit, std::chrono::seconds(10));
+  for (auto [text, ms] : {std::pair{"30", 30000}, {"2.5", 2500}, {"0.1", 100}, {"86400", 86400000}, {"1.", 1000}}) {
+    g_env = {{"NODEKEEPER_TASKS_STALL_S", text}};
+    auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+    EXPECT_EQ(options.task_stall_limit, std::chrono::milliseconds(ms)) << text;
+    EXPECT_TRUE(options.warnings.empty()) << text;
+  }
+}
+
+TEST(ClientOptions, BadTaskStallLimitIsOneWarningAndIgnored) {
+  for (const char* bad : {"0", "0.05", "86401", "-1", "ten", "5s", ".", "1e3", "99999999999"}) {
+    g_env = {{"NODEKEEPER_TASKS_STALL_S", bad}};
+    auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+    EXPECT_EQ(options.task_stall_limit, std::chrono::seconds(10)) << bad;
+    ASSERT_EQ(options.warnings.size(), 1u) << bad;
+    EXPECT_NE(options.warnings[0].find("NODEKEEPER_TASKS_STALL_S=\"" + std::string(bad) + "\""), std::string::npos)
+        << options.warnings[0];
+  }
 }
 
 TEST(ClientOptions, TracingOnlyMeansTaskEventsWithoutABudget) {

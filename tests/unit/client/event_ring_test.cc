@@ -270,37 +270,143 @@ TEST(EventRing, LossyModeAccountsForEveryEventAcrossThreads) {
   EXPECT_GT(received, 0u);
 }
 
+// A fake clock for the stall tests: every read moves it a quarter second
+// on, so the producer's wait is counted in reads, not in real time. A read
+// may also stand in for the daemon taking a write (the shipper's progress)
+// or for the shipper draining the ring: what happens between two reads.
+struct FakeDaemon {
+  std::atomic<int> reads{0};
+  std::atomic<int> progress_until_read{0};  // bumps `progress` at each read before this one
+  std::atomic<int> drain_at_read{-1};       // the consumer drains at this read
+  std::atomic<uint64_t> progress{0};
+};
+FakeDaemon* g_fake = nullptr;
 std::atomic<int> g_stall_calls{0};
-void countStall() { g_stall_calls.fetch_add(1); }
 
-// A consumer that takes nothing for the stall limit makes a lossless
-// producer drop (counted) instead of waiting forever, and without waiting
-// again while it stays stuck; once it drains, events are kept again.
-TEST(EventRing, LosslessProducerStopsWaitingForAStalledConsumer) {
-  g_stall_calls = 0;
-  EventRing ring(4, Mode::kLossless, {std::chrono::milliseconds(50), &countStall});
+std::chrono::steady_clock::time_point fakeNow() {
+  int read = ++g_fake->reads;
+  if (read < g_fake->progress_until_read) ++g_fake->progress;
+  return std::chrono::steady_clock::time_point(std::chrono::milliseconds(250) * read);
+}
+
+class EventRingStall : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_fake = &fake_;
+    g_stall_calls = 0;
+  }
+  void TearDown() override { g_fake = nullptr; }
+
+  // A 1 s limit: four reads of the fake clock without progress.
+  RingStallPolicy policy() {
+    RingStallPolicy p;
+    p.limit = std::chrono::seconds(1);
+    p.progress = &fake_.progress;
+    p.on_stall = [] { ++g_stall_calls; };
+    p.now = &fakeNow;
+    return p;
+  }
+
+  // The consumer, on its own thread: drains `count` events once the
+  // producer's clock has been read `at_read` times, or once the producer
+  // gave up waiting (pushDone()), so that a failing test ends.
+  std::thread consumerDrainingAt(EventRing& ring, int at_read, size_t count, std::vector<TaskEventRecord>& out) {
+    push_done_ = false;
+    return std::thread([&ring, &out, at_read, count, this] {
+      while (fake_.reads.load() < at_read && !push_done_.load()) std::this_thread::yield();
+      out.resize(count);
+      out.resize(ring.drain(out));
+    });
+  }
+  bool pushDone(bool pushed) {
+    push_done_ = true;
+    return pushed;
+  }
+
+  FakeDaemon fake_;
+  std::atomic<bool> push_done_{false};
+};
+
+// The 23% loss: a daemon that takes writes slowly held the
+// shipper in a write for more than the limit, and the producer dropped.
+// Progress elsewhere than the ring's tail keeps it waiting, for 10 s of
+// fake time against a 1 s limit, until the ring has room.
+TEST_F(EventRingStall, LosslessProducerWaitsWhileTheDaemonMakesProgress) {
+  EventRing ring(4, Mode::kLossless, policy());
   for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
-  auto start = std::chrono::steady_clock::now();
+  fake_.progress_until_read = 40;
+  std::vector<TaskEventRecord> drained;
+  std::thread consumer = consumerDrainingAt(ring, 40, 2, drained);
+  EXPECT_TRUE(pushDone(ring.push(eventWithId(4))));
+  consumer.join();
+  EXPECT_GE(fake_.reads.load(), 40);
+  EXPECT_EQ(ring.dropped(), 0u);
+  EXPECT_EQ(ring.stalls(), 0u);
+  EXPECT_EQ(g_stall_calls.load(), 0);
+  ASSERT_EQ(drained.size(), 2u);
+  expectIsEventWithId(drained[0], 0);
+  std::vector<TaskEventRecord> rest(8);
+  ASSERT_EQ(ring.drain(rest), 3u);
+  expectIsEventWithId(rest[2], 4);
+}
+
+// No progress at all for the limit: the producer drops (counted), says so
+// once, and while nothing moves drops at once, without waiting or even
+// reading the clock again.
+TEST_F(EventRingStall, LosslessProducerDropsOnlyAfterTheLimitWithoutProgress) {
+  EventRing ring(4, Mode::kLossless, policy());
+  for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
   EXPECT_FALSE(ring.push(eventWithId(4)));
-  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
+  // The first read starts the wait; the limit is four reads later.
+  EXPECT_EQ(fake_.reads.load(), 5);
+  EXPECT_EQ(ring.stalls(), 1u);
+  EXPECT_EQ(ring.dropped(), 1u);
+  EXPECT_EQ(g_stall_calls.load(), 1);
+  EXPECT_FALSE(ring.push(eventWithId(5)));
+  EXPECT_FALSE(ring.push(eventWithId(6)));
+  EXPECT_EQ(fake_.reads.load(), 5) << "a stalled producer waited again";
+  EXPECT_EQ(ring.dropped(), 3u);
   EXPECT_EQ(ring.stalls(), 1u);
   EXPECT_EQ(g_stall_calls.load(), 1);
-  EXPECT_FALSE(ring.push(eventWithId(5)));  // still stuck: dropped at once
-  EXPECT_EQ(ring.dropped(), 2u);
-  EXPECT_EQ(g_stall_calls.load(), 1);
+}
 
+// Progress breaks a stall even when the ring is still full (the daemon
+// took a write; the shipper will drain next): the producer waits again,
+// and a later drain lets the event in.
+TEST_F(EventRingStall, ProgressAfterAStallMakesTheProducerWaitAgain) {
+  EventRing ring(4, Mode::kLossless, policy());
+  for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
+  EXPECT_FALSE(ring.push(eventWithId(4)));
+  ASSERT_EQ(ring.stalls(), 1u);
+  ++fake_.progress;
+  fake_.progress_until_read = 30;
+  std::vector<TaskEventRecord> drained;
+  std::thread consumer = consumerDrainingAt(ring, 30, 1, drained);
+  EXPECT_TRUE(pushDone(ring.push(eventWithId(5))));
+  consumer.join();
+  EXPECT_EQ(ring.dropped(), 1u);
+  EXPECT_EQ(ring.stalls(), 1u);
+  std::vector<TaskEventRecord> rest(8);
+  ASSERT_EQ(ring.drain(rest), 4u);
+  expectIsEventWithId(rest[0], 1);
+  expectIsEventWithId(rest[3], 5);
+}
+
+// Without a progress counter (the ring alone), only the tail is progress:
+// a drain, however late, ends a stall.
+TEST_F(EventRingStall, TheTailAloneIsProgressWithoutACounter) {
+  RingStallPolicy p = policy();
+  p.progress = nullptr;
+  EventRing ring(4, Mode::kLossless, p);
+  for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
+  fake_.progress_until_read = 1000;  // moves a counter the ring does not watch
+  EXPECT_FALSE(ring.push(eventWithId(4)));
+  EXPECT_EQ(ring.stalls(), 1u);
   std::vector<TaskEventRecord> out(2);
   ASSERT_EQ(ring.drain(out), 2u);
-  expectIsEventWithId(out[0], 0);
+  EXPECT_TRUE(ring.push(eventWithId(5)));
   EXPECT_TRUE(ring.push(eventWithId(6)));
-  EXPECT_TRUE(ring.push(eventWithId(7)));
-  out.resize(4);
-  ASSERT_EQ(ring.drain(out), 4u);
-  expectIsEventWithId(out[0], 2);
-  expectIsEventWithId(out[1], 3);
-  expectIsEventWithId(out[2], 6);
-  expectIsEventWithId(out[3], 7);
-  EXPECT_EQ(ring.stalls(), 1u);
+  EXPECT_EQ(ring.dropped(), 1u);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <set>
 #include <string>
 #include <thread>
@@ -89,6 +91,44 @@ TEST(TaskCapture, LossyRingsCountWhatDidNotFit) {
   for (int i = 0; i < 20; ++i) capture.created(*t, 0, 0, 0, i);
   EXPECT_EQ(t->ring.dropped(), 12u);
   EXPECT_EQ(drainAll(*t).size(), 8u);
+}
+
+// The shipper's deliveries are every ring's progress: while the daemon
+// takes writes (here one per read of a fake clock, 10 s of it against a
+// 1 s limit) a full lossless ring waits instead of dropping; once it takes
+// none for the limit, the ring drops, and the totals say so.
+TaskCapture* g_delivering = nullptr;
+std::atomic<int> g_reads{0};
+std::chrono::steady_clock::time_point deliveringClock() {
+  int read = ++g_reads;
+  if (read < 40 && g_delivering) g_delivering->delivered(1);
+  return std::chrono::steady_clock::time_point(std::chrono::milliseconds(250) * read);
+}
+
+TEST(TaskCapture, DeliveriesKeepLosslessRingsWaiting) {
+  EventRing::StallPolicy policy;
+  policy.limit = std::chrono::seconds(1);
+  policy.now = &deliveringClock;
+  TaskCapture capture(4, EventRing::Mode::kLossless, policy);
+  g_delivering = &capture;
+  auto t = capture.attachThread();
+  for (int i = 0; i < 4; ++i) capture.queued(*t, 1, i);
+  std::atomic<bool> pushed{false};  // also ends the shipper when the push did not wait
+  std::thread shipper([&] {
+    while (g_reads.load() < 40 && !pushed.load()) std::this_thread::yield();
+    drainAll(*t);
+  });
+  capture.queued(*t, 1, 4);  // waits through 39 deliveries, then the drain
+  pushed = true;
+  shipper.join();
+  EXPECT_EQ(capture.dropped(), 0u);
+  EXPECT_EQ(capture.deliveries(), 39u);
+  EXPECT_EQ(capture.deliveredEvents(), 39u);
+  for (int i = 0; i < 3; ++i) capture.queued(*t, 1, i);
+  capture.queued(*t, 1, 9);  // no delivery after read 40: dropped after the limit
+  EXPECT_EQ(capture.dropped(), 1u);
+  EXPECT_EQ(capture.stalls(), 1u);
+  g_delivering = nullptr;
 }
 
 // Names registered by the C API: one id per name, never one a code
