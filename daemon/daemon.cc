@@ -372,6 +372,7 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
     Result<LogFindings> findings = own_logs->probe(job_id, from_ns, to_ns);
     return findings ? *findings : LogFindings{};
   };
+  tree.ending_signal_left = [own_logs](pid_t pid, uid_t uid) { return own_logs->endingSignalOf(pid, uid); };
   fault_tree_ = std::make_unique<FaultTreeCoordinator>(node_name_, *jobs_, *peer_network_, *peer_network_,
                                                        *fault_reports_, std::move(rules), tree);
   fault_tree_->start();

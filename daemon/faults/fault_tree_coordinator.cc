@@ -248,6 +248,9 @@ std::vector<RankStatus> FaultTreeCoordinator::rankStatuses(const std::string& jo
     if (since > 0) status.report_age = std::chrono::milliseconds(std::max<int64_t>(0, now_ns - since) / 1000000);
     status.current_operation = rank.current_operation;
     status.ending_signal = rank.ending_signal;
+    const bool ended = process.state == ProcessState::kGone || process.state == ProcessState::kZombie;
+    if (ended && !rank.finalized && status.ending_signal == 0 && options_.ending_signal_left)
+      status.ending_signal = options_.ending_signal_left(rank.pid, job->uid);
     out.push_back(std::move(status));
   }
   return out;

@@ -71,6 +71,11 @@ class FaultTreeCoordinator {
     // about this node never go through the network (SelfAnsweringProber).
     // Null: unanswered.
     std::function<LogFindings(std::string_view job_id, int64_t from_ns, int64_t to_ns)> local_log_probe;
+    // The signal an ended rank's agent marked before it ended (its message
+    // log), for a rank whose report of it never arrived: mpirun SIGKILLs a
+    // rank still in its SIGTERM handler a second later, and on a busy node
+    // the report may not be out by then. 0: none. Null: not read.
+    std::function<int(pid_t pid, uid_t uid)> ending_signal_left;
     // Fed here with how late each heartbeat tick woke and with the CPU
     // pressure; its factor grows stall_after, the lost heartbeat's timeout
     // and TFA's thresholds. Null: timeouts stay as configured.

@@ -31,6 +31,23 @@ Result<LogFindings> MessageLogProbe::probe(std::string_view job_id, int64_t from
   return findings;
 }
 
+int MessageLogProbe::endingSignalOf(pid_t pid, uid_t uid) const {
+  int fd = ::open(logOf(pid).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return 0;
+  int signal = 0;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid && st.st_size > 0) {
+    const auto size = static_cast<size_t>(st.st_size);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) {
+      signal = wire::MessageLog::endingSignal(std::span(static_cast<const std::byte*>(p), size));
+      ::munmap(p, size);
+    }
+  }
+  ::close(fd);
+  return signal;
+}
+
 void MessageLogProbe::addRegion(std::span<const std::byte> region, uint32_t rank, int64_t from_ns, int64_t to_ns,
                                 LogFindings& findings) {
   for (const auto& e : wire::MessageLog::read(region)) {

@@ -40,6 +40,11 @@ class MessageLogProbe {
 
   std::filesystem::path logOf(pid_t pid) const;
 
+  // The signal the rank's agent marked in its log as the one it is ending
+  // by (0: none, no log, or a file not owned by `uid`: another user's file
+  // must not make a crash look like a cancellation).
+  int endingSignalOf(pid_t pid, uid_t uid) const;
+
  private:
   // Maps the file for as long as it is read; a missing or empty file adds
   // nothing (the rank's agent has not started, or it ended).

@@ -11,6 +11,8 @@ struct MessageLog::Header {
   uint32_t capacity;
   uint32_t entry_size;
   std::atomic<uint64_t> written;
+  std::atomic<int32_t> ending_signal;
+  uint32_t reserved;
 };
 
 struct MessageLog::Slot {
@@ -26,11 +28,12 @@ struct MessageLog::Slot {
 };
 
 static_assert(sizeof(std::atomic<uint64_t>) == 8 && std::atomic<uint64_t>::is_always_lock_free);
+static_assert(sizeof(std::atomic<int32_t>) == 4 && std::atomic<int32_t>::is_always_lock_free);
 
 size_t MessageLog::regionSize(uint32_t capacity) { return sizeof(Header) + size_t{capacity} * sizeof(Slot); }
 
 MessageLog::MessageLog(std::span<std::byte> region, uint32_t capacity)
-    : header_(new (region.data()) Header{kMagic, kVersion, capacity, sizeof(Slot), {0}}),
+    : header_(new (region.data()) Header{kMagic, kVersion, capacity, sizeof(Slot), {0}, {0}, 0}),
       slots_(reinterpret_cast<Slot*>(region.data() + sizeof(Header))),
       capacity_(capacity) {
   for (uint32_t i = 0; i < capacity; ++i) new (&slots_[i]) Slot{};
@@ -52,6 +55,15 @@ void MessageLog::append(const char* operation, int32_t peer, int32_t tag, uint64
   s.end_ns = end_ns;
   s.outcome = outcome;
   s.sequence.store((seq | 1) + 1, std::memory_order_release);
+}
+
+std::atomic<int32_t>* MessageLog::endingSignalMark() { return &header_->ending_signal; }
+
+int32_t MessageLog::endingSignal(std::span<const std::byte> region) {
+  if (region.size() < sizeof(Header)) return 0;
+  const auto* header = reinterpret_cast<const Header*>(region.data());
+  if (header->magic != kMagic || header->version != kVersion) return 0;
+  return header->ending_signal.load(std::memory_order_acquire);
 }
 
 std::vector<MessageLog::Entry> MessageLog::read(std::span<const std::byte> region, std::string* error) {

@@ -13,8 +13,9 @@ namespace nk::wire {
 // probe), in a fixed ring laid out in a memory region the agent maps from
 // a file (/dev/shm/nodekeeper-pmpi-<pid>.log), so the daemon can read it
 // while the rank runs, hangs or is stopped. Layout, host byte order:
-//   header: magic "NKML", version 1, capacity, entry size, then the count
-//           of entries ever written (atomic)
+//   header: magic "NKML", version 2, capacity, entry size, the count of
+//           entries ever written (atomic), then the signal the rank is
+//           ending by (atomic, 0: none)
 //   entries: a sequence number (odd while being written), the operation
 //           (NUL-padded), peer, tag, bytes, start and end (CLOCK_REALTIME
 //           ns) and the MPI return code
@@ -33,7 +34,7 @@ class MessageLog {
   };
 
   static constexpr uint32_t kMagic = 0x4c4d4b4e;  // "NKML"
-  static constexpr uint32_t kVersion = 1;
+  static constexpr uint32_t kVersion = 2;
   static size_t regionSize(uint32_t capacity);
 
   // Lays out an empty log in `region` (at least regionSize(capacity)).
@@ -45,6 +46,14 @@ class MessageLog {
   // The entries still in a region, oldest first; empty with `error` set
   // when it is not a message log.
   static std::vector<Entry> read(std::span<const std::byte> region, std::string* error = nullptr);
+
+  // Where the rank's signal handler marks the signal it is ending by (a
+  // lock-free store, safe in a handler). Its report to the daemon may not
+  // get out before mpirun's SIGKILL follows on a busy node; this mark stays
+  // in the file for the daemon to read after the process is gone.
+  std::atomic<int32_t>* endingSignalMark();
+  // The mark in a region; 0 when none or when it is not a message log.
+  static int32_t endingSignal(std::span<const std::byte> region);
 
  private:
   struct Header;

@@ -169,6 +169,10 @@ void Agent::initialized() {
   // not a crash.
   agent->ending_ = EndingSignals::install(
       [raw](int) { raw->link_->reportProgressNow(kEndingReportDeadline); }, kEndingReportDeadline);
+  // Marked in the message log too: on a busy node mpirun's SIGKILL may
+  // follow before the report is out, and the daemon reads the mark then.
+  if (agent->ending_ && agent->log_ && !agent->log_path_.empty())
+    EndingSignals::markInto(agent->log_->endingSignalMark());
   holder() = std::move(agent);
   active_.store(raw, std::memory_order_release);
 }

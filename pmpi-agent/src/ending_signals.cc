@@ -24,6 +24,12 @@ struct Slot {
 std::array<Slot, EndingSignals::kSignals.size()> slots;
 std::atomic<bool> in_use{false};
 std::atomic<int> ending_signal{0};
+std::atomic<std::atomic<int32_t>*> ending_mark{nullptr};
+
+void mark(int signal) {
+  if (std::atomic<int32_t>* word = ending_mark.load(std::memory_order_acquire))
+    word->store(signal, std::memory_order_release);
+}
 std::atomic<bool> reporting{false};
 std::atomic<int> request_write{-1};
 std::atomic<int> ack_read{-1};
@@ -100,6 +106,7 @@ void onSignal(int signal, siginfo_t* info, void* context) {
   bool first = !reporting.exchange(true, std::memory_order_acq_rel);
   if (first) {
     ending_signal.store(signal, std::memory_order_release);
+    mark(signal);
     reportAndWait(signal);
   }
   errno = saved_errno;
@@ -107,6 +114,7 @@ void onSignal(int signal, siginfo_t* info, void* context) {
   if (first) {
     // The program's handler returned: the process goes on.
     ending_signal.store(0, std::memory_order_release);
+    mark(0);
     reporting.store(false, std::memory_order_release);
   }
 }
@@ -129,6 +137,8 @@ void closeAll() {
 }  // namespace
 
 int EndingSignals::ending() { return ending_signal.load(std::memory_order_acquire); }
+
+void EndingSignals::markInto(std::atomic<int32_t>* word) { ending_mark.store(word, std::memory_order_release); }
 
 EndingSignals::EndingSignals(Key, Report report) : report_(std::move(report)) {}
 
@@ -187,6 +197,7 @@ std::unique_ptr<EndingSignals> EndingSignals::install(Report report, std::chrono
 }
 
 EndingSignals::~EndingSignals() {
+  markInto(nullptr);  // the word may be unmapped next
   for (Slot& slot : slots) {
     if (!slot.installed) continue;
     struct sigaction current {};

@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -38,6 +40,10 @@ class EndingSignals {
   // before the report, back to 0 when the program's handler returns (it
   // did not end the process after all).
   static int ending();
+  // Also marks the signal in `mark` from the handler (and clears it when the
+  // program's handler returns): a word in memory the daemon can read after
+  // the process is gone. Null: none.
+  static void markInto(std::atomic<int32_t>* mark);
 
   struct Key {
     explicit Key() = default;

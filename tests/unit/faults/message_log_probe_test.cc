@@ -2,7 +2,9 @@
 #include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -34,6 +36,7 @@ class LogRegion {
     log_.append(operation, peer, tag, size, start_ns, end_ns, outcome);
   }
   std::span<std::byte> bytes() { return std::as_writable_bytes(std::span(words_)); }
+  wire::MessageLog& log() { return log_; }
 
  private:
   std::vector<uint64_t> words_;  // 8-byte aligned, as the log's atomics need
@@ -149,6 +152,25 @@ TEST_F(MessageLogProbeTest, ReadsTheLogFileOfEachRankOfTheJobHere) {
   ASSERT_TRUE(findings.ok());
   EXPECT_EQ(findings->pending, 0u);
   EXPECT_TRUE(findings->entries.empty());
+}
+
+// The signal a rank's handler marked before mpirun's SIGKILL overtook its
+// report, read from the file it leaves behind; only from a file of the
+// rank's own user.
+TEST_F(MessageLogProbeTest, TheEndingSignalMarkedInARanksLogIsRead) {
+  LogRegion rank0(8);
+  rank0.add("MPI_Allreduce", 1 * kSecond, 2 * kSecond);
+  writeLog(100, rank0);
+  EXPECT_EQ(probe_.endingSignalOf(100, ::getuid()), 0);  // not ending
+  rank0.log().endingSignalMark()->store(SIGTERM);
+  writeLog(100, rank0);
+  EXPECT_EQ(probe_.endingSignalOf(100, ::getuid()), SIGTERM);
+  EXPECT_EQ(wire::MessageLog::endingSignal(rank0.bytes()), SIGTERM);
+  EXPECT_EQ(probe_.endingSignalOf(100, ::getuid() + 1), 0);  // someone else's file
+  EXPECT_EQ(probe_.endingSignalOf(4242, ::getuid()), 0);     // no log
+  // Through a symlink: not followed.
+  std::filesystem::create_symlink(probe_.logOf(100), probe_.logOf(102));
+  EXPECT_EQ(probe_.endingSignalOf(102, ::getuid()), 0);
 }
 
 TEST_F(MessageLogProbeTest, AJobWithNoRankHereHasNoMessages) {

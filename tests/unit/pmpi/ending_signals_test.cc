@@ -20,11 +20,14 @@ std::atomic<int> program_handler_calls{0};
 std::atomic<int> program_handler_signal{0};
 std::atomic<int> program_saw_value{0};
 std::atomic<int> ending_seen_by_program{-1};
+std::atomic<int32_t> ending_mark{0};  // as in a rank's message log
+std::atomic<int> mark_seen_by_program{-1};
 
 void programHandler(int signal) {
   program_handler_calls.fetch_add(1);
   program_handler_signal.store(signal);
   ending_seen_by_program.store(EndingSignals::ending());
+  mark_seen_by_program.store(ending_mark.load());
 }
 
 void programInfoHandler(int signal, siginfo_t* info, void*) {
@@ -87,6 +90,26 @@ TEST_F(EndingSignalsTest, AProgramHandlerInstalledBeforeStillRunsAfterTheReport)
   struct sigaction now {};
   ::sigaction(SIGINT, nullptr, &now);
   EXPECT_EQ(now.sa_handler, &programHandler) << "uninstalling puts the program's handler back";
+}
+
+// The mark in the message log says the signal while the process is ending
+// by it, and nothing once the program's handler returned.
+TEST_F(EndingSignalsTest, TheSignalIsMarkedWhereTheDaemonCanReadItAfterwards) {
+  setHandler(SIGHUP, &programHandler);
+  Reports reports;
+  {
+    auto signals = EndingSignals::install(reports.report(), 2000ms);
+    ASSERT_NE(signals, nullptr);
+    EndingSignals::markInto(&ending_mark);
+    ASSERT_EQ(::raise(SIGHUP), 0);
+    EXPECT_EQ(mark_seen_by_program.load(), SIGHUP);
+    EXPECT_EQ(ending_mark.load(), 0);
+  }
+  // Uninstalled: the word is no longer written.
+  ending_mark = 77;
+  setHandler(SIGHUP, &programHandler);
+  ASSERT_EQ(::raise(SIGHUP), 0);
+  EXPECT_EQ(ending_mark.load(), 77);
 }
 
 TEST_F(EndingSignalsTest, ASiginfoHandlerGetsItsSiginfo) {
