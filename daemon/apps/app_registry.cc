@@ -76,10 +76,18 @@ Result<AppRecord> AppRegistry::registerApp(const PeerCredentials& caller, const 
   std::optional<uint64_t> start = inspector_->startTime(caller.pid);
   if (!start) return failedPrecondition("process " + std::to_string(caller.pid) + " is not running");
 
+  const std::string name = registration.name.empty() ? "pid " + std::to_string(caller.pid) : registration.name;
+  const uint32_t max_threads = registration.max_threads == 0 ? options_.default_max_threads : registration.max_threads;
   std::lock_guard lock(mutex_);
   for (const auto& [id, app] : apps_) {
-    if (app.pid == caller.pid && app.start_time == *start)
-      return failedPrecondition("process " + std::to_string(caller.pid) + " is registered already as app " +
+    if (app.pid != caller.pid || app.start_time != *start) continue;
+    // The same request again from the same process: its first answer came
+    // after the client's deadline on a busy node, and it asked again. It
+    // gets the app it has; refusing would make it run unmanaged.
+    if (app.uid == caller.uid && app.name == name && app.power_budget_mw == registration.power_budget_mw &&
+        app.policy == registration.policy && app.max_threads == max_threads && app.decision.seq == 1)
+      return app;
+    return failedPrecondition("process " + std::to_string(caller.pid) + " is registered already as app " +
                                 std::to_string(id) + "; unregister it first");
   }
   AppRecord app;
@@ -87,10 +95,10 @@ Result<AppRecord> AppRegistry::registerApp(const PeerCredentials& caller, const 
   app.pid = caller.pid;
   app.uid = caller.uid;
   app.start_time = *start;
-  app.name = registration.name.empty() ? "pid " + std::to_string(caller.pid) : registration.name;
+  app.name = name;
   app.power_budget_mw = registration.power_budget_mw;
   app.policy = registration.policy;
-  app.max_threads = registration.max_threads == 0 ? options_.default_max_threads : registration.max_threads;
+  app.max_threads = max_threads;
   app.decision.seq = 1;
   // Tracing alone changes nothing: without a budget or a policy such an app
   // gets no D (0 is "unchanged" on the stream) until something enrols it.

@@ -89,7 +89,16 @@ TEST_F(AppRegistryTest, IdsAreUniqueAndDefaultsApply) {
 }
 
 TEST_F(AppRegistryTest, OneAppPerProcessAndOnlyLiveProcesses) {
-  registerOwnerApp();
+  AppRecord first = registerOwnerApp();
+  // The same request again (its first answer was late): the same app.
+  AppRegistration same;
+  same.name = "stream";
+  same.max_threads = 8;
+  auto retried = registry_->registerApp(owner_, same);
+  ASSERT_TRUE(retried.ok()) << retried.error().message;
+  EXPECT_EQ(retried->id, first.id);
+  EXPECT_EQ(registry_->list().size(), 1u);
+
   auto again = registry_->registerApp(owner_, {});
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().code, ErrorCode::kFailedPrecondition);
