@@ -170,9 +170,12 @@ bool DaemonLink::connected() {
   }
   registered_ = true;
   unanswered_.answered();
-  if (said_lost_) {
-    // A daemon that restarted knows nothing of the job: it has it again.
+  if (said_lost_ || restarted_) {
+    // A daemon that restarted knows nothing of the job: it has it again
+    // (news even when the restart was too quick to be seen as a loss: what
+    // the daemon knew of the job before is gone).
     said_lost_ = false;
+    restarted_ = false;
     say("nodekeeper-pmpi: rank " + std::to_string(registration_.rank) + " registered again with nodekeeperd at " +
         socket_path_);
   } else if (said_absent_) {
@@ -191,6 +194,7 @@ void DaemonLink::handleFailure(const grpc::Status& failure, std::chrono::steady_
   if (late && !unanswered_.unanswered(after)) return;
   registered_ = false;
   if (failure.error_code() == grpc::StatusCode::NOT_FOUND) {
+    restarted_ = true;
     next_attempt_ = after;
     return;
   }

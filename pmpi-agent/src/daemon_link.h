@@ -112,6 +112,7 @@ class DaemonLink {
   bool finalized_ = false;
   bool registered_ = false;
   bool said_absent_ = false, said_lost_ = false;
+  bool restarted_ = false;  // the daemon answered NOT_FOUND: it restarted without the job
   UnansweredSpell unanswered_;
   bool register_retry_soon_ = false;  // registration was not answered in time
   std::chrono::steady_clock::time_point next_attempt_;  // of registration

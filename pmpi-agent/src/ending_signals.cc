@@ -77,22 +77,24 @@ void toDefault(int signal) {
 }
 
 // What would have run without the agent.
-void chain(const Slot& slot, int signal, siginfo_t* info, void* context) {
+// True when the process ends as this handler returns (the default action).
+bool chain(const Slot& slot, int signal, siginfo_t* info, void* context) {
   const struct sigaction& previous = slot.previous;
   const bool with_info = (previous.sa_flags & SA_SIGINFO) != 0;
-  if (!with_info && previous.sa_handler == SIG_IGN) return;
+  if (!with_info && previous.sa_handler == SIG_IGN) return false;
   if (!with_info && previous.sa_handler == SIG_DFL) {
     // The signal is blocked while its handler runs: raised again, it is
     // delivered, with its default action, when this handler returns.
     toDefault(signal);
     ::raise(signal);
-    return;
+    return true;
   }
   if (previous.sa_flags & SA_RESETHAND) toDefault(signal);
   if (with_info)
     previous.sa_sigaction(signal, info, context);
   else
     previous.sa_handler(signal);
+  return false;
 }
 
 void onSignal(int signal, siginfo_t* info, void* context) {
@@ -110,8 +112,9 @@ void onSignal(int signal, siginfo_t* info, void* context) {
     reportAndWait(signal);
   }
   errno = saved_errno;
-  chain(*slot, signal, info, context);
-  if (first) {
+  const bool ends = chain(*slot, signal, info, context);
+  // Ending: the mark stays for the daemon to read after the process is gone.
+  if (first && !ends) {
     // The program's handler returned: the process goes on.
     ending_signal.store(0, std::memory_order_release);
     mark(0);

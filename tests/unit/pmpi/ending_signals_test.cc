@@ -3,11 +3,13 @@
 #include "ending_signals.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <future>
+#include <new>
 #include <mutex>
 #include <vector>
 
@@ -182,7 +184,12 @@ TEST_F(EndingSignalsTest, ASlowReportDelaysTheProgramsHandlerOnlyUntilTheDeadlin
 // Without a handler of the program's, the process still ends by the signal
 // (its parent sees it killed by it), after the report.
 TEST_F(EndingSignalsTest, WithTheDefaultActionTheProcessEndsByTheSignalAfterTheReport) {
+  // Shared with the child: the mark it leaves behind, as in its message log.
+  void* shared = ::mmap(nullptr, sizeof(std::atomic<int32_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(shared, MAP_FAILED);
+  auto* mark = new (shared) std::atomic<int32_t>(0);
   for (int signal : EndingSignals::kSignals) {
+    mark->store(0);
     int report_pipe[2];
     ASSERT_EQ(::pipe(report_pipe), 0);
     pid_t child = ::fork();
@@ -200,6 +207,7 @@ TEST_F(EndingSignalsTest, WithTheDefaultActionTheProcessEndsByTheSignalAfterTheR
           },
           5000ms);
       if (!signals) ::_exit(2);
+      EndingSignals::markInto(mark);
       ::raise(signal);
       ::_exit(0);  // survived the signal: wrong
     }
@@ -211,10 +219,14 @@ TEST_F(EndingSignalsTest, WithTheDefaultActionTheProcessEndsByTheSignalAfterTheR
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFSIGNALED(status)) << "signal " << signal << ": exit status " << status;
+    // The mark outlives the process: the daemon reads it when the report
+    // was overtaken by a SIGKILL.
+    EXPECT_EQ(mark->load(), signal);
     if (WIFSIGNALED(status)) {
       EXPECT_EQ(WTERMSIG(status), signal);
     }
   }
+  ::munmap(shared, sizeof(std::atomic<int32_t>));
 }
 
 TEST_F(EndingSignalsTest, OnlyOneIsInstalledAtATime) {
