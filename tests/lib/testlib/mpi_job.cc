@@ -35,6 +35,10 @@ bool MpiJob::start(const std::vector<std::string>& argv, const std::filesystem::
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
     ::setenv("OMPI_MCA_btl", "self,vader", 1);
     ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    // Open MPI's session directory beside the job's output, not the shared
+    // /tmp/ompi.HOST.UID: two root jobs at once (a soak beside the suite)
+    // collided there ("mkdir ... File exists").
+    ::setenv("OMPI_MCA_orte_tmpdir_base", out.parent_path().c_str(), 1);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
