@@ -113,6 +113,14 @@ class PmpiAgentTest : public ::testing::Test {
     return out;
   }
 
+  // The pid of `rank` as registered at `d`; -1 when it is not.
+  static pid_t pidOfRank(const DaemonProcess& d, uint32_t rank) {
+    for (const auto& j : jobs(d))
+      for (const auto& r : j.ranks())
+        if (r.rank() == rank) return r.pid();
+    return -1;
+  }
+
   // The pids of the ranks registered at `d`.
   static std::vector<pid_t> rankPids(const DaemonProcess& d) {
     std::vector<pid_t> out;
@@ -233,9 +241,7 @@ std::optional<v1::Symptom> PmpiAgentTest::firstTimeoutWithRankThreeStopped(const
   pid_t rank3 = -1;
   for (int i = 0; i < 100 && rank3 < 0; ++i) {
     std::this_thread::sleep_for(100ms);
-    for (const auto& j : jobs(node_b_))
-      for (const auto& r : j.ranks())
-        if (r.rank() == 3) rank3 = r.pid();
+    rank3 = pidOfRank(node_b_, 3);
   }
   EXPECT_GT(rank3, 0) << job.err();
   if (rank3 <= 0) return std::nullopt;
@@ -430,10 +436,7 @@ TEST_F(PmpiAgentTest, SigtermToTheRanksCancelsTheJobWithoutAFault) {
 TEST_F(PmpiAgentTest, SigsegvInOneRankIsStillAProcessCrash) {
   BackgroundProgram job;
   ASSERT_TRUE(startLongJob(job)) << job.err();
-  pid_t rank3 = -1;
-  for (const auto& j : jobs(node_b_))
-    for (const auto& r : j.ranks())
-      if (r.rank() == 3) rank3 = r.pid();
+  const pid_t rank3 = pidOfRank(node_b_, 3);
   ASSERT_GT(rank3, 0);
   ASSERT_EQ(::kill(rank3, SIGSEGV), 0);
   EXPECT_NE(job.wait(60s), 0);
@@ -465,10 +468,7 @@ TEST_F(PmpiAgentTest, SigsegvInOneRankIsStillAProcessCrash) {
 TEST_F(PmpiAgentTest, ACrashOnNodeBIsNotListedAsACancellationOnNodeA) {
   BackgroundProgram job;
   ASSERT_TRUE(startLongJob(job)) << job.err();
-  pid_t rank3 = -1;
-  for (const auto& j : jobs(node_b_))
-    for (const auto& r : j.ranks())
-      if (r.rank() == 3) rank3 = r.pid();
+  const pid_t rank3 = pidOfRank(node_b_, 3);
   ASSERT_GT(rank3, 0);
   ASSERT_EQ(::kill(rank3, SIGSEGV), 0);
   EXPECT_NE(job.wait(60s), 0);
