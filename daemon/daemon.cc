@@ -345,6 +345,7 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   GrpcPeerNetwork::Options peers;
   peers.heartbeat_deadline = std::chrono::milliseconds(options_.tree_heartbeat_ms);
   peers.delay_factor = [scheduling_delay] { return scheduling_delay->factor(); };
+  peers.sender_delay_factor = [scheduling_delay] { return scheduling_delay->threadFactor(); };
   peer_network_ = std::make_unique<GrpcPeerNetwork>(*peer_token_, peers);
   fault_reports_ = std::make_unique<FaultReportLog>();
   FaultTreeCoordinator::Options tree;

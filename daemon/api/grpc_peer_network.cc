@@ -182,7 +182,8 @@ PeerNetwork::Delivery GrpcPeerNetwork::heartbeat(std::string_view node, std::str
   request.set_job_id(std::string(job_id));
   request.set_node(std::string(from));
   request.set_leaving(leaving);
-  request.set_sender_delay_factor(options_.delay_factor ? std::max(1.0, options_.delay_factor()) : 1.0);
+  const auto& sender_factor = options_.sender_delay_factor ? options_.sender_delay_factor : options_.delay_factor;
+  request.set_sender_delay_factor(sender_factor ? std::max(1.0, sender_factor()) : 1.0);
   v1::HeartbeatResponse reply;
   grpc::Status status = callPeer(*this, node, scaled(options_.heartbeat_deadline), [&](auto& stub, auto& context) {
     return stub.Heartbeat(&context, request, &reply);

@@ -34,6 +34,10 @@ class GrpcPeerNetwork final : public PeerNetwork, public Prober {
     // Every deadline above grows by this factor on a busy host
     // (SchedulingDelay): a late answer is not a lost one. Null: 1.
     std::function<double()> delay_factor;
+    // What a heartbeat tells its receiver of this host's delay: the lateness
+    // of the thread that sends it (SchedulingDelay's threadFactor), since
+    // the receiver's timeout is about that thread. Null: delay_factor.
+    std::function<double()> sender_delay_factor;
   };
 
   GrpcPeerNetwork(PeerToken token, Options options) : token_(std::move(token)), options_(std::move(options)) {}

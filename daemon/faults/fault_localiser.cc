@@ -43,6 +43,10 @@ double FaultLocaliser::delayFactor() const {
   return settings_.delay_factor ? std::max(1.0, settings_.delay_factor()) : 1.0;
 }
 
+double FaultLocaliser::heartbeatDelayFactor() const {
+  return settings_.heartbeat_delay_factor ? std::max(1.0, settings_.heartbeat_delay_factor()) : delayFactor();
+}
+
 int64_t FaultLocaliser::heartbeatTimeoutNs(double delay_factor) const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              SchedulingDelay::scale(settings_.heartbeat_misses * settings_.heartbeat_period, delay_factor))
@@ -280,7 +284,7 @@ SymptomRecord FaultLocaliser::heartbeatLost(const std::string& suspect, int64_t 
 }
 
 void FaultLocaliser::watchHeartbeats(int64_t now_ns) {
-  const double own_factor = delayFactor();
+  const double own_factor = heartbeatDelayFactor();
   for (auto& [node, w] : watched_) {
     const double factor = std::max(own_factor, w.sender_delay_factor);
     if (w.suspected || now_ns - w.last_heard_ns <= heartbeatTimeoutNs(factor)) continue;

@@ -47,10 +47,14 @@ class FaultLocaliser {
     // Each symptom this localiser raises itself (a lost heartbeat), once,
     // as it raises it: the daemon lists it with the ranks' symptoms.
     std::function<void(const SymptomRecord&)> on_raised;
-    // How much this host's scheduling delay grows the timeouts (the lost
-    // heartbeat's, TFA's stall_after and slow_rtt): SchedulingDelay's
-    // factor. Null: 1.
+    // How much this host's scheduling delay grows TFA's stall_after and
+    // slow_rtt: SchedulingDelay's factor. Null: 1.
     std::function<double()> delay_factor;
+    // How much it grows the lost heartbeat's timeout: heartbeats are sent
+    // and watched by the daemon's raised fault-tree thread, so only that
+    // thread's own lateness counts (SchedulingDelay's threadFactor). Null:
+    // delay_factor.
+    std::function<double()> heartbeat_delay_factor;
   };
   // Where a fault goes when this node is the one to report it.
   using FaultSink = std::function<void(const FaultRecord&)>;
@@ -131,6 +135,7 @@ class FaultLocaliser {
   void dropOld(int64_t now_ns);
   int64_t heartbeatTimeoutNs(double delay_factor) const;
   double delayFactor() const;
+  double heartbeatDelayFactor() const;
 
   std::string job_id_;
   uid_t uid_;

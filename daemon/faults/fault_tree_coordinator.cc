@@ -141,7 +141,10 @@ void FaultTreeCoordinator::jobNodesChanged(const std::string& job_id) {
     auto rules_now = rules();
     FaultLocaliser::Settings settings = options_.localiser;
     settings.on_raised = [this](const SymptomRecord& raised) { listRaised(raised); };
-    if (auto delay = options_.scheduling_delay) settings.delay_factor = [delay] { return delay->factor(); };
+    if (auto delay = options_.scheduling_delay) {
+      settings.delay_factor = [delay] { return delay->factor(); };
+      settings.heartbeat_delay_factor = [delay] { return delay->threadFactor(); };
+    }
     JobTree tree{std::make_unique<FaultLocaliser>(
                      job_id, job->uid, FaultTree(order, options_.fan_out), self, settings, rules_now,
                      network_, prober_, [this](const FaultRecord& fault) { publish(fault); }),

@@ -23,17 +23,25 @@ void SchedulingDelay::cpuPressure(std::optional<double> some_avg10_percent) {
   pressure_percent_ = some_avg10_percent ? std::clamp(*some_avg10_percent, 0.0, 100.0) : 0.0;
 }
 
-double SchedulingDelay::factorLocked() const {
-  const double from_ticks = 1.0 + (late_ticks_.empty() ? 0.0 : late_ticks_.front().second);
-  const double from_pressure = 1.0 + options_.pressure_weight * pressure_percent_ / 100.0;
-  const double factor = std::clamp(std::max(from_ticks, from_pressure), 1.0, std::max(1.0, options_.max_factor));
+double SchedulingDelay::fromTicksLocked() const {
+  return 1.0 + (late_ticks_.empty() ? 0.0 : late_ticks_.front().second);
+}
+
+double SchedulingDelay::boundedLocked(double factor) const {
+  factor = std::clamp(factor, 1.0, std::max(1.0, options_.max_factor));
   // A wake-up a few percent of a period late is timer slack, not a busy host.
   return factor < 1.05 ? 1.0 : factor;
 }
 
 double SchedulingDelay::factor() const {
   std::lock_guard lock(mutex_);
-  return factorLocked();
+  const double from_pressure = 1.0 + options_.pressure_weight * pressure_percent_ / 100.0;
+  return boundedLocked(std::max(fromTicksLocked(), from_pressure));
+}
+
+double SchedulingDelay::threadFactor() const {
+  std::lock_guard lock(mutex_);
+  return boundedLocked(fromTicksLocked());
 }
 
 std::chrono::milliseconds SchedulingDelay::scale(std::chrono::milliseconds timeout, double factor) {

@@ -477,6 +477,27 @@ TEST(FaultLocaliserDelayTest, TheHeartbeatTimeoutGrowsWithTheDelayFactor) {
   EXPECT_TRUE(said) << ::testing::PrintToString(c.reports.front().fault.evidence);
 }
 
+// CPU pressure grows stall_after (delay_factor) but not the heartbeat's
+// timeout, when the watching thread itself runs on time
+// (heartbeat_delay_factor 1): a killed leaf is found as fast as on an idle
+// host. With the pressure counted there too, the same silence is not yet a
+// fault.
+TEST(FaultLocaliserDelayTest, TheHeartbeatTimeoutFollowsTheWatchingThreadsOwnDelay) {
+  for (double heartbeat_factor : {1.0, 5.0}) {
+    FaultLocaliser::Settings settings;
+    settings.delay_factor = [] { return 5.0; };
+    settings.heartbeat_delay_factor = [heartbeat_factor] { return heartbeat_factor; };
+    Cluster c(settings);
+    c.run(1000ms);
+    c.kill(4);
+    c.run(800ms);  // 8 periods: more than 3, fewer than 3 x 5
+    if (heartbeat_factor == 1.0)
+      EXPECT_EQ(c.summary(), strings({"n0 <- node_down n4 by n1"}));
+    else
+      EXPECT_TRUE(c.summary().empty()) << ::testing::PrintToString(c.summary());
+  }
+}
+
 // The watcher itself is not busy, but the sender said its own scheduling
 // delay grows its timeouts fivefold: its heartbeats are late, not lost.
 TEST(FaultLocaliserDelayTest, TheSendersDelayFactorGrowsTheTimeoutOfItsHeartbeats) {

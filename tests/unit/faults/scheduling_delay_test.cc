@@ -56,6 +56,18 @@ TEST(SchedulingDelayTest, CpuPressureGrowsTheFactorAndTheLargerCauseWins) {
   EXPECT_DOUBLE_EQ(delay.factor(), 1.0);
 }
 
+TEST(SchedulingDelayTest, TheThreadFactorCountsTheTicksLatenessButNotThePressure) {
+  SchedulingDelay delay;
+  delay.cpuPressure(100.0);
+  EXPECT_DOUBLE_EQ(delay.factor(), 4.0);
+  EXPECT_EQ(delay.threadFactor(), 1.0);
+  delay.tickLate(50ms, 100ms, kT0);
+  EXPECT_DOUBLE_EQ(delay.threadFactor(), 1.5);
+  EXPECT_DOUBLE_EQ(delay.factor(), 4.0);
+  delay.tickLate(60s, 100ms, kT0 + 100 * kMs);
+  EXPECT_DOUBLE_EQ(delay.threadFactor(), 10.0);
+}
+
 TEST(SchedulingDelayTest, TheFactorIsBounded) {
   SchedulingDelay delay;
   delay.tickLate(60s, 100ms, kT0);
