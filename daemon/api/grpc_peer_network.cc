@@ -207,7 +207,10 @@ ResponseFindings GrpcPeerNetwork::responseProbe(std::string_view node, size_t at
     if (deliveryOf(status) == Delivery::kUnreachable) {
       // A refused connection comes back at once: wait a little before the
       // next attempt, so that a daemon restarting is not judged in 1 ms.
-      if (i + 1 < attempts && rtt < deadline / 4) std::this_thread::sleep_for(deadline / 4 - rtt);
+      // Not grown by the host's delay: a refusal is not a late answer, and
+      // the wait is in the time it takes to find a node down.
+      const auto spacing = options_.probe_deadline / 4;
+      if (i + 1 < attempts && rtt < spacing) std::this_thread::sleep_for(spacing - rtt);
       continue;
     }
     ++findings.answered;
