@@ -156,7 +156,7 @@ bool Writer::fail(const std::string& what, OTF2_ErrorCode code) {
 }
 
 bool Writer::collect() {
-  const std::vector<TaskGraph::Task>& tasks = graph_.tasks();
+  const auto& tasks = graph_.tasks();
   // A running task leaves at the latest moment the graph knows of, which
   // any of its timestamps may be.
   int64_t graph_last = 0;
@@ -185,15 +185,15 @@ bool Writer::collect() {
 
   // Grouped by successor in one array (counting sort), not a vector per
   // task: a million small vectors would cost more than the export.
-  const std::vector<TaskGraph::Edge>& edges = graph_.edges();
+  const auto& edges = graph_.edges();
   if (edges.size() > std::numeric_limits<uint32_t>::max()) return fail("more dependences than it can index");
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   std::vector<uint32_t> successor(edges.size(), kNone);
   in_begin_.assign(tasks.size() + 1, 0);
   for (size_t e = 0; e < edges.size(); ++e) {
-    const TaskGraph::Task* to = graph_.find(edges[e].to);
-    if (!to || !started(*to)) continue;
-    successor[e] = static_cast<uint32_t>(to - tasks.data());
+    const std::optional<uint32_t> to = graph_.indexOf(edges[e].to);
+    if (!to || !started(tasks[*to])) continue;
+    successor[e] = *to;
     ++in_begin_[successor[e]];
   }
   for (size_t i = 1; i < in_begin_.size(); ++i) in_begin_[i] += in_begin_[i - 1];
@@ -218,7 +218,7 @@ bool Writer::enter(OTF2_EvtWriter* writer, const Run& run) {
   if (OTF2_ErrorCode code = OTF2_EvtWriter_Enter(writer, attributes, at, t.function); code != OTF2_SUCCESS) {
     return fail("cannot write the Enter of task " + std::to_string(t.id), code);
   }
-  const std::vector<TaskGraph::Edge>& edges = graph_.edges();
+  const auto& edges = graph_.edges();
   for (size_t i = in_begin_[run.task]; i < in_begin_[run.task + 1]; ++i) {
     const TaskGraph::Edge& e = edges[edges_in_[i]];
     if (OTF2_AttributeList_AddUint64(attributes, kAddressAttr, e.address) != OTF2_SUCCESS ||

@@ -32,6 +32,12 @@ void TaskGraph::remember(uint64_t id, uint32_t position) {
   index_.emplace(id, position);
 }
 
+std::optional<uint32_t> TaskGraph::indexOf(uint64_t id) const {
+  const uint32_t position = positionOf(id);
+  if (position == kNone) return std::nullopt;
+  return position;
+}
+
 const TaskGraph::Task* TaskGraph::find(uint64_t id) const {
   uint32_t position = positionOf(id);
   return position == kNone ? nullptr : &tasks_[position];
@@ -138,7 +144,7 @@ size_t TaskGraph::approximateBytes() const {
   for (const auto& table : dense_) index_bytes += table.capacity() * sizeof(uint32_t);
   size_t names = 0;
   for (const std::string& f : functions_) names += sizeof(std::string) + f.capacity();
-  return tasks_.capacity() * sizeof(Task) + edges_.capacity() * sizeof(Edge) + index_bytes + names * 2 +
+  return tasks_.size() * sizeof(Task) + edges_.size() * sizeof(Edge) + index_bytes + names * 2 +
          stats_.capacity() * sizeof(FunctionStats);
 }
 

@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,7 +35,11 @@ struct GraphEvent {
 // thread's batch overtaking another's): a dependence or a state change for
 // a task not yet created makes a placeholder that the creation fills in,
 // and a state never moves backwards. Kept compact, since a session may
-// hold millions of tasks: nodes in one vector, function names interned.
+// hold millions of tasks: function names interned, and nodes and edges in
+// deques, which grow a block at a time: a vector of millions of tasks
+// copied them all each time it grew, holding the app's event stream for
+// seconds on a busy host (4.4 s at 4 M tasks), long enough for lossless
+// mode to take a live daemon for a stuck one.
 class TaskGraph {
  public:
   struct Task {
@@ -60,9 +66,11 @@ class TaskGraph {
 
   void apply(const GraphEvent& event);
 
-  const std::vector<Task>& tasks() const { return tasks_; }
-  const std::vector<Edge>& edges() const { return edges_; }
+  const std::deque<Task>& tasks() const { return tasks_; }
+  const std::deque<Edge>& edges() const { return edges_; }
   const Task* find(uint64_t id) const;
+  // Where the task is in tasks(), if the graph has it.
+  std::optional<uint32_t> indexOf(uint64_t id) const;
   const std::vector<std::string>& functions() const { return functions_; }
   // Tasks per state, indexed by TaskState's value.
   const std::array<uint64_t, 5>& countsByState() const { return by_state_; }
@@ -85,7 +93,7 @@ class TaskGraph {
   uint32_t positionOf(uint64_t id) const;
   void remember(uint64_t id, uint32_t position);
 
-  std::vector<Task> tasks_;
+  std::deque<Task> tasks_;
   // Ids as libnodekeeper makes them (a thread slot above bit 40, a serial
   // below) and small runtime ids are dense: per-slot tables indexed by
   // serial find them without hashing, in a tenth of the memory. Ids that
@@ -95,7 +103,7 @@ class TaskGraph {
   static constexpr uint64_t kMaxGap = 1 << 16;
   std::vector<std::vector<uint32_t>> dense_;      // [slot][serial] -> position
   std::unordered_map<uint64_t, uint32_t> index_;  // other ids -> position
-  std::vector<Edge> edges_;
+  std::deque<Edge> edges_;
   std::vector<std::string> functions_;
   // Transparent, so a name is looked up as a string_view without a copy.
   struct NameHash {
