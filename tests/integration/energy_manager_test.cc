@@ -137,6 +137,18 @@ class EnergyManagerTest : public DaemonFixture, public ::testing::WithParamInter
     return snapshot.node_power_w();
   }
   // Mean node power over `span`, sampled every 100 ms.
+  // Mean core temperature and the node's power, as the daemon reads them.
+  std::pair<double, double> meanTemperatureCAndPowerW() {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::GetTelemetryRequest request;
+    request.set_fresh(true);
+    v1::TelemetrySnapshot snapshot;
+    if (!node_->GetTelemetry(&context, request, &snapshot).ok() || snapshot.cores_size() == 0) return {NAN, NAN};
+    double sum = 0;
+    for (const auto& core : snapshot.cores()) sum += core.temperature_c();
+    return {sum / snapshot.cores_size(), snapshot.node_power_w()};
+  }
   double meanPowerW(std::chrono::milliseconds span) {
     double sum = 0;
     int n = 0;
@@ -344,6 +356,41 @@ TEST_P(EnergyManagerTest, AnUnattainableBudgetIsTakenAndTheFloorNamed) {
   }, 30s)) << "last reason: '" << why << "', D " << (app() ? app()->thread_count() : 0);
   std::ofstream(dir_ / "stop") << "stop\n";
   EXPECT_EQ(probe.wait(20s), 0) << probe.err();
+}
+
+// The emulated node's cores warm while an app runs on them and cool when it
+// ends. Host load is left out, so that only the app drives the cores: on a
+// busy host (every CPU already spinning) extra load from the test itself
+// would change nothing, and an idle reading would already be hot. A managed
+// app's threads count as busy while runnable, starved or not.
+TEST_P(EnergyManagerTest, TemperaturesRiseWhileAnAppRunsAndFallWhenItEnds) {
+  daemon_.stop();
+  ASSERT_TRUE(daemon_.start(dir_.path(), {"--dct-interval-ms", "250", "--emulate-ignore-host-load"}))
+      << daemon_.lastError();
+  std::this_thread::sleep_for(3s);
+  const auto [idle, idle_power] = meanTemperatureCAndPowerW();
+  ASSERT_TRUE(std::isfinite(idle));
+
+  BackgroundProgram probe;
+  ASSERT_TRUE(probe.start(probeCommand("100000000", "0", kHighBudgetMw), dir_ / "probe.out", dir_ / "probe.err"));
+  ASSERT_TRUE(eventually([&] { return app().has_value(); }, 15s)) << probe.err();
+  double peak = idle, loaded_power = 0;
+  for (int i = 0; i < 150 && peak < idle + 5; ++i) {
+    std::this_thread::sleep_for(100ms);
+    const auto [temperature, power] = meanTemperatureCAndPowerW();
+    if (temperature > peak) std::tie(peak, loaded_power) = std::tie(temperature, power);
+  }
+  std::ofstream(dir_ / "stop") << "stop\n";
+  EXPECT_EQ(probe.wait(20s), 0) << probe.err();
+  EXPECT_GT(peak, idle + 2.0) << "idle " << idle << " C, with the app " << peak << " C";
+  EXPECT_GT(loaded_power, idle_power) << "power idle " << idle_power << " W, with the app " << loaded_power << " W";
+
+  double cooled = peak;
+  for (int i = 0; i < 150 && cooled > peak - 2; ++i) {
+    std::this_thread::sleep_for(100ms);
+    cooled = std::min(cooled, meanTemperatureCAndPowerW().first);
+  }
+  EXPECT_LT(cooled, peak - 1.0) << "peak " << peak << " C, after the app ended " << cooled << " C";
 }
 
 // The daemon cannot undo its pins once it is dead: the library gives the
