@@ -4,8 +4,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "testlib/files.h"
 
@@ -18,8 +16,7 @@ std::string cmdlineOf(pid_t pid) {
 }
 
 pid_t parentOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
   size_t close_paren = stat.rfind(')');
   if (close_paren == std::string::npos) return -1;
   char state = 0;
