@@ -47,7 +47,7 @@ std::vector<int> teamSizes(const std::string& output) {
 }
 
 std::string cpusAllowed(pid_t pid, int32_t tid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  std::istringstream status(readFile("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status"));
   std::string line;
   while (std::getline(status, line))
     if (line.rfind("Cpus_allowed_list:", 0) == 0) {
