@@ -7,6 +7,7 @@
 #include "api/peer_identity.h"
 #include "api/status_mapping.h"
 #include "base/clock.h"
+#include "base/single_quoted.h"
 #include "common/proc_stat.h"
 #include "faults/fault_report_log.h"
 #include "faults/fault_tree_coordinator.h"
@@ -24,7 +25,6 @@ namespace {
 // How often a following WatchSymptoms looks whether its caller left.
 constexpr std::chrono::milliseconds kWatchWakeup{250};
 
-std::string singleQuoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 std::vector<CommProgressRecord> fromProto(const google::protobuf::RepeatedPtrField<v1::CommProgress>& comms) {
   std::vector<CommProgressRecord> out;

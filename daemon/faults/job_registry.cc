@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "base/single_quoted.h"
+
 namespace nk {
 
 namespace {
 
 constexpr size_t kMaxIdBytes = 256;
-
-std::string singleQuoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 Error noSuchJob(std::string_view job_id) {
   return notFound("no job " + singleQuoted(job_id) +

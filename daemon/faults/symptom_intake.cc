@@ -5,13 +5,12 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/single_quoted.h"
 #include "faults/peer_network.h"
 
 namespace nk {
 
 namespace {
-
-std::string singleQuoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 // "unix:///run/x.sock" and "unix:/run/./x.sock" are "unix:/run/x.sock":
 // endpoints are compared to tell this daemon from the others.

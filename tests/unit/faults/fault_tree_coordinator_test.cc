@@ -288,6 +288,24 @@ class FaultTreeCoordinatorTest : public ::testing::Test {
 
   // The standard job: n1 (rank 0), n2 (rank 1), n3 (rank 2); this daemon
   // holds `local_rank` on its node.
+  // A report from rank `rank` of jobA, as its agent sends it.
+  struct Report {
+    uint32_t rank = 0;
+    std::string operation;
+    int64_t now_ns = 0;
+    int ending_signal = 0;
+    bool finalized = false;
+  };
+  Status report(const Report& r) {
+    ProgressUpdate update;
+    update.job_id = "jobA";
+    update.rank = r.rank;
+    update.current_operation = r.operation;
+    update.now_ns = r.now_ns;
+    update.ending_signal = r.ending_signal;
+    update.finalized = r.finalized;
+    return jobs.recordProgress(std::move(update), std::nullopt);
+  }
   void threeNodeJob(uint32_t local_rank, pid_t pid) {
     static const char* kNames[] = {"n1", "n2", "n3"};
     registerRank("jobA", local_rank, 3, kNames[local_rank], pid);
@@ -471,14 +489,7 @@ TEST_F(FaultTreeCoordinatorTest, FinalizedRankThatIsGoneRaisesNothingAndLeaves) 
   network.addNode("n2");
   network.addNode("n3");
   threeNodeJob(1, 101);
-  ProgressUpdate update;
-  update.job_id = "jobA";
-  update.rank = 1;
-  update.current_operation = "MPI_Finalize";
-  update.now_ns = 0;
-  update.finalized = true;
-  Status status = jobs.recordProgress(std::move(update), std::nullopt);
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  ASSERT_TRUE(report({.rank = 1, .operation = "MPI_Finalize", .now_ns = 0, .finalized = true}).ok());
   processes.remove(101);
   make();
   // Everything is in place before the thread starts, so its first tick sees
@@ -508,14 +519,7 @@ TEST_F(FaultTreeCoordinatorTest, ARankEndedBySigintCancelsTheJobWithoutASymptom)
   network.addNode("n2");
   network.addNode("n3");
   threeNodeJob(1, 101);
-  ProgressUpdate update;
-  update.job_id = "jobA";
-  update.rank = 1;
-  update.current_operation = "MPI_Allreduce";
-  update.now_ns = 0;
-  update.ending_signal = SIGINT;
-  Status status = jobs.recordProgress(std::move(update), std::nullopt);
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  ASSERT_TRUE(report({.rank = 1, .operation = "MPI_Allreduce", .now_ns = 0, .ending_signal = SIGINT}).ok());
   processes.remove(101);
   make();
   coordinator->jobNodesChanged("jobA");
@@ -551,13 +555,7 @@ TEST_F(FaultTreeCoordinatorTest, SigtermHereAfterACrashOnAnotherNodeIsNotACancel
   threeNodeJob(0, 100);              // this daemon is n1, the root
   make();
   startWithTree("jobA", "n1");
-  ProgressUpdate update;
-  update.job_id = "jobA";
-  update.rank = 0;
-  update.current_operation = "MPI_Allreduce";
-  update.now_ns = realNowNs();
-  update.ending_signal = SIGTERM;
-  ASSERT_TRUE(jobs.recordProgress(std::move(update), std::nullopt).ok());
+  ASSERT_TRUE(report({.rank = 0, .operation = "MPI_Allreduce", .now_ns = realNowNs(), .ending_signal = SIGTERM}).ok());
   processes.remove(100);
   waitTicks(2);
   SymptomRecord crash = symptom(SymptomKind::kRankExited, "n3", "n3", kDaemonReporter, "MPI_Allreduce", realNowNs());
@@ -588,12 +586,7 @@ TEST_F(FaultTreeCoordinatorTest, AProcessCrashPublishedAboutAnotherNodeIsCrashNe
   fault.node = "n3";
   fault.ranks = {2};
   ASSERT_TRUE(coordinator->publish(fault));
-  ProgressUpdate update;
-  update.job_id = "jobA";
-  update.rank = 1;
-  update.now_ns = realNowNs();
-  update.ending_signal = SIGTERM;
-  ASSERT_TRUE(jobs.recordProgress(std::move(update), std::nullopt).ok());
+  ASSERT_TRUE(report({.rank = 1, .now_ns = realNowNs(), .ending_signal = SIGTERM}).ok());
   processes.remove(101);
   const std::string said = "job jobA: rank 1 on n2 ended by SIGTERM after a rank crashed on n3; not a cancellation";
   ASSERT_TRUE(waitFor([&] {
@@ -884,14 +877,8 @@ TEST_F(FaultTreeCoordinatorTest, LocalStatusReportsTheLocalRanksAndTheNodeState)
   registerRank("jobA", 0, 3, "n2", 200);
   registerRank("jobA", 1, 3, "n2", 201);
   setNodes("jobA", {{"n2", {0, 1}}, {"n3", {2}}});
-  ProgressUpdate update;
-  update.job_id = "jobA";
-  update.rank = 0;
-  update.current_operation = "MPI_Finalize";
-  update.now_ns = realNowNs() - 5000 * kMs;
-  update.finalized = true;
-  Status status = jobs.recordProgress(std::move(update), std::nullopt);
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  ASSERT_TRUE(
+      report({.rank = 0, .operation = "MPI_Finalize", .now_ns = realNowNs() - 5000 * kMs, .finalized = true}).ok());
   processes.set(201, ProcessState::kStopped);
   {
     std::lock_guard lock(mutex);
