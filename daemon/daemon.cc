@@ -288,7 +288,14 @@ void Daemon::restoreControlsLeftSaved() {
 
 void Daemon::buildAccessPolicy() {
   std::optional<gid_t> admin_gid;
-  if (group* g = getgrnam(options_.admin_group.c_str())) admin_gid = g->gr_gid;
+  // A group named in the config or on the command line that does not exist
+  // was refused before the start (DaemonOptions); the default one may be
+  // missing where sysusers.d has not run.
+  if (group* g = getgrnam(options_.admin_group.c_str()))
+    admin_gid = g->gr_gid;
+  else
+    Logger::warning("admin group '" + options_.admin_group + "' does not exist: only root may change node-wide settings",
+                    {{"ADMIN_GROUP", options_.admin_group}});
   std::set<uid_t> extra_admins;
   // Whoever runs an unprivileged emulated node owns it.
   if (options_.emulate && getuid() != 0) extra_admins.insert(getuid());
