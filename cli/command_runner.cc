@@ -1,5 +1,6 @@
 #include "cli/command_runner.h"
 
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <ext/stdio_filebuf.h>
 
 #include "base/clock.h"
 #include "base/units.h"
@@ -92,6 +95,18 @@ Result<pb::App> findApp(uint64_t id_or_pid, AppsClient& client) {
   auto apps = client.listApps();
   if (!apps) return apps.error();
   return AppResolver::resolve(id_or_pid, *apps);
+}
+
+// The output file, created or truncated, never through a symlink: in a
+// shared directory (/tmp) another user may have planted one at the path,
+// pointing at a file of yours.
+Result<int> openOutputFile(std::string_view command, const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) return fd;
+  if (errno == ELOOP)
+    return failedPrecondition(std::string(command) + ": " + path +
+                              " is a symlink; refusing to write through it (remove the link or choose another --out)");
+  return unavailable(std::string(command) + ": cannot write " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -418,11 +433,13 @@ int CommandRunner::writeOutput(std::string_view command, const std::string& path
     out_.flush();
     return out_ ? 0 : fail(std::string(command) + ": writing to standard output failed");
   }
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return fail(std::string(command) + ": cannot write " + path + ": " + std::strerror(errno));
+  auto fd = openOutputFile(command, path);
+  if (!fd) return fail(fd.error().message);
+  __gnu_cxx::stdio_filebuf<char> buffer(*fd, std::ios::out | std::ios::binary);
+  std::ostream file(&buffer);
   file << text;
-  file.close();
-  if (!file) return fail(std::string(command) + ": writing " + path + " failed");
+  file.flush();
+  if (!file || buffer.close() == nullptr) return fail(std::string(command) + ": writing " + path + " failed");
   return 0;
 }
 
@@ -440,21 +457,26 @@ int CommandRunner::exportSession(const Invocation& invocation, TasksClient& clie
     std::string error;
     std::filesystem::path dir(*path);
     std::error_code ec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(dir, ec)))
+      return fail("export: " + *path + " is a symlink; refusing to write through it (remove the link or choose another --out)");
     std::filesystem::create_directory(dir, ec);  // an existing one is fine unless it holds an archive
     if (ec) return fail("export: cannot make the directory " + *path + ": " + ec.message());
     if (!Otf2Exporter::write(*graph, dir, "traces", &error)) return fail("export: " + error);
   } else {
     // Streamed: a million-task trace is never held as text.
-    std::ofstream file;
+    std::optional<__gnu_cxx::stdio_filebuf<char>> buffer;
+    std::ostream file(nullptr);
     if (*path != "-") {
-      file.open(*path, std::ios::binary | std::ios::trunc);
-      if (!file) return fail("export: cannot write " + *path + ": " + std::strerror(errno));
+      auto fd = openOutputFile("export", *path);
+      if (!fd) return fail(fd.error().message);
+      buffer.emplace(*fd, std::ios::out | std::ios::binary);
+      file.rdbuf(&*buffer);
     }
     std::ostream& out = *path == "-" ? out_ : file;
     if (*format == "perfetto") GraphExporter::perfettoJson(*graph, out);
     else GraphExporter::dot(*graph, out);
     out.flush();
-    if (!out) return fail("export: writing " + *path + " failed");
+    if (!out || (buffer && buffer->close() == nullptr)) return fail("export: writing " + *path + " failed");
   }
   if (*path != "-")
     err_ << "nodekeeper: " << recorded->label << ": " << graph->tasks().size() << " tasks, " << graph->edges().size()

@@ -67,7 +67,7 @@ bool startsWith(const std::vector<std::string>& path, const std::vector<std::str
 }
 
 const char kUnitsNote[] =
-    "Frequencies take a unit: 1.8GHz, 1800MHz, 1800000kHz (a plain number is kHz).\n"
+    "Frequencies need a unit: 1.8GHz, 1800MHz, 1800000kHz (a plain number is refused).\n"
     "Power takes a unit: 45W, 45.5W, 45000mW (a plain number is W). CPU and package\n"
     "lists look like 0-3,8,10-11.\n";
 

@@ -1,5 +1,6 @@
 #include "cli/request_builder.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -25,6 +26,12 @@ Result<std::vector<uint32_t>> optionalCpuList(const Invocation& invocation) {
 Result<uint64_t> optionalFrequency(const Invocation& invocation, const std::string& option) {
   auto text = invocation.options.value(option);
   if (!text) return uint64_t{0};
+  // sysfs counts in kHz, people in GHz: a bare number is refused rather
+  // than guessed (2.6 taken as 2.6 kHz, 2600 as 2.6 MHz).
+  const size_t last = text->find_last_not_of(" \t");
+  if (last != std::string::npos && (std::isdigit(static_cast<unsigned char>((*text)[last])) || (*text)[last] == '.'))
+    return invalidArgument("--" + option + ": '" + *text +
+                           "' has no unit; write GHz, MHz or kHz (e.g. 2.6GHz, 2600MHz)");
   auto khz = parseFrequencyKhz(*text);
   if (!khz) return invalidArgument("--" + option + ": " + khz.error().message);
   return khz;

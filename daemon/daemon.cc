@@ -53,15 +53,18 @@
 #include "platform/sched_thread_affinity.h"
 #include "platform/sysfs_cpu_freq.h"
 #include "platform/sysfs_rapl.h"
+#include "platform/trusted_directory.h"
 
 namespace nk {
 
 namespace {
 
-Status makeDirectory(const std::filesystem::path& dir, const char* what) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return unavailable(std::string("cannot create ") + what + " " + dir.string() + ": " + ec.message());
+// Creates the directory if absent, and refuses one another user could
+// write into (or swap): the daemon is root, and reads back what it finds
+// there (TrustedDirectory).
+Status makeTrustedDirectory(const std::filesystem::path& dir, const char* what) {
+  auto opened = TrustedDirectory::openOrCreate(dir);
+  if (!opened) return Error{opened.error().code, std::string("untrusted ") + what + ": " + opened.error().message};
   return {};
 }
 
@@ -179,7 +182,13 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   daemon->options_ = options;
   ThreadPriority::setRefusalLog([](const std::string& message) { Logger::debug(message); });
   daemon->node_name_ = options.node_name.empty() ? hostName() : options.node_name;
-  if (Status s = makeDirectory(options.state_dir, "state directory"); !s) return s.error();
+  // Both directories before anything is read or touched: a state or socket
+  // directory another user can write stops the start with one line.
+  if (Status s = makeTrustedDirectory(options.state_dir, "state directory"); !s) return s.error();
+  if (options.socket_path.has_parent_path()) {
+    if (Status s = makeTrustedDirectory(options.socket_path.parent_path(), "socket directory"); !s) return s.error();
+  }
+  if (Status s = UnixSocketServer::checkPath(options.socket_path); !s) return s.error();
   // The peer token and the fault rules first: a bad file stops the start
   // before anything is touched.
   if (Status s = daemon->loadPeerToken(); !s) return s.error();
@@ -279,7 +288,14 @@ void Daemon::restoreControlsLeftSaved() {
 
 void Daemon::buildAccessPolicy() {
   std::optional<gid_t> admin_gid;
-  if (group* g = getgrnam(options_.admin_group.c_str())) admin_gid = g->gr_gid;
+  // A group named in the config or on the command line that does not exist
+  // was refused before the start (DaemonOptions); the default one may be
+  // missing where sysusers.d has not run.
+  if (group* g = getgrnam(options_.admin_group.c_str()))
+    admin_gid = g->gr_gid;
+  else
+    Logger::warning("admin group '" + options_.admin_group + "' does not exist: only root may change node-wide settings",
+                    {{"ADMIN_GROUP", options_.admin_group}});
   std::set<uid_t> extra_admins;
   // Whoever runs an unprivileged emulated node owns it.
   if (options_.emulate && getuid() != 0) extra_admins.insert(getuid());
@@ -368,7 +384,8 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   };
   // Probes about this node are answered here, its logs read as a peer's
   // LogProbe would (FaultTreeServiceImpl's MessageLogProbe reads the same).
-  auto own_logs = std::make_shared<MessageLogProbe>(*jobs_, "/dev/shm");
+  auto own_logs = std::make_shared<MessageLogProbe>(*jobs_, "/dev/shm",
+                                                    [](const std::string& message) { Logger::warning(message); });
   tree.local_log_probe = [own_logs](std::string_view job_id, int64_t from_ns, int64_t to_ns) {
     Result<LogFindings> findings = own_logs->probe(job_id, from_ns, to_ns);
     return findings ? *findings : LogFindings{};
@@ -420,9 +437,6 @@ Status Daemon::startPeerListener() {
 // The Unix socket with every service on it; then systemd hears we are ready.
 Status Daemon::startSocketServer() {
   const std::filesystem::path& socket = options_.socket_path;
-  if (socket.has_parent_path()) {
-    if (Status s = makeDirectory(socket.parent_path(), "socket directory"); !s) return s.error();
-  }
   std::vector<grpc::Service*> services;
   for (auto& service : services_) services.push_back(service.get());
   auto server = UnixSocketServer::start(socket, services);

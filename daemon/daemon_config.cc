@@ -198,6 +198,11 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
 }
 
 Result<DaemonConfig> DaemonConfig::load(const std::filesystem::path& path) {
+  // A directory opens and reads as empty: it would pass for a config file
+  // that sets nothing.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return invalidArgument(path.string() + " is a directory, not a config file (give the .toml file itself)");
   std::ifstream in(path);
   if (!in) return notFound(path.string() + ": cannot open config file");
   std::stringstream text;

@@ -1,5 +1,7 @@
 #include "daemon_options.h"
 
+#include <grp.h>
+
 #include "daemon_flag_table.h"
 
 namespace nk {
@@ -87,6 +89,11 @@ Result<DaemonOptions> DaemonOptions::fromCommandLine(std::span<const char* const
   if (!merged) return merged.error();
   if (Status s = takeSettings(*merged, options); !s) return s.error();
   if (Status s = checkCombinations(options, flags->config); !s) return s.error();
+  // An admin group asked for by name must exist: a typo would otherwise
+  // leave the node with no admins and nothing said.
+  if (merged->admin_group && ::getgrnam(merged->admin_group->c_str()) == nullptr)
+    return invalidArgument(std::string(flags->config.admin_group ? "--admin-group " : "admin_group ") + "'" +
+                           *merged->admin_group + "' is no group on this host (see getent group)");
   return options;
 }
 

@@ -42,7 +42,48 @@ bool someoneListens(const sockaddr_un& address) {
   return live;
 }
 
+const char* kindOf(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symlink";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISFIFO(mode)) return "a fifo";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a socket";
+}
+
+// What is at `path` may go only when it is a socket nobody accepts on (left
+// by a daemon that died): anything else is someone's file, or another
+// daemon, and stays as it is. True when there is such a stale socket.
+Result<bool> isStaleSocket(const std::filesystem::path& path, const sockaddr_un& address) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return false;
+    return unavailable(errnoText("cannot look at " + path.string()));
+  }
+  if (!S_ISSOCK(st.st_mode))
+    return failedPrecondition(path.string() + " is " + kindOf(st.st_mode) +
+                              ", not a stale socket; refusing to replace it (remove it or choose another --socket)");
+  if (someoneListens(address)) return failedPrecondition("another process is already serving " + path.string());
+  return true;
+}
+
+Status clearStaleSocket(const std::filesystem::path& path, const sockaddr_un& address) {
+  auto stale = isStaleSocket(path, address);
+  if (!stale) return stale.error();
+  if (*stale && ::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return unavailable(errnoText("cannot remove the stale socket " + path.string()));
+  return {};
+}
+
 }  // namespace
+
+Status UnixSocketServer::checkPath(const std::filesystem::path& path) {
+  auto address = socketAddress(path);
+  if (!address) return address.error();
+  auto stale = isStaleSocket(path, *address);
+  if (!stale) return stale.error();
+  return {};
+}
 
 Result<std::unique_ptr<UnixSocketServer>> UnixSocketServer::start(const std::filesystem::path& path,
                                                                   const std::vector<grpc::Service*>& services) {
@@ -53,13 +94,8 @@ Result<std::unique_ptr<UnixSocketServer>> UnixSocketServer::start(const std::fil
   auto temp_address = socketAddress(temp_path);
   if (!temp_address) return temp_address.error();
 
-  std::error_code ec;
-  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
-    if (someoneListens(*address))
-      return failedPrecondition("another nodekeeperd is already serving " + path.string());
-    std::filesystem::remove(path, ec);  // stale, from a daemon that died
-  }
-  std::filesystem::remove(temp_path, ec);
+  if (Status s = clearStaleSocket(path, *address); !s) return s.error();
+  if (Status s = clearStaleSocket(temp_path, *temp_address); !s) return s.error();
 
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return unavailable(errnoText("socket"));

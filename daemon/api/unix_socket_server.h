@@ -25,6 +25,9 @@ class UnixSocketServer {
   // under a temporary name and renamed into place.
   static Result<std::unique_ptr<UnixSocketServer>> start(const std::filesystem::path& path,
                                                          const std::vector<grpc::Service*>& services);
+  // Whether start() may serve at `path`: nothing there, or a stale socket
+  // (it replaces only that). Checked before the daemon touches anything.
+  static Status checkPath(const std::filesystem::path& path);
   ~UnixSocketServer();
 
   void shutdown();

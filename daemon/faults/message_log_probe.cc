@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 
@@ -13,8 +14,9 @@
 
 namespace nk {
 
-MessageLogProbe::MessageLogProbe(const JobRegistry& jobs, std::filesystem::path log_dir)
-    : jobs_(jobs), log_dir_(std::move(log_dir)) {}
+MessageLogProbe::MessageLogProbe(const JobRegistry& jobs, std::filesystem::path log_dir,
+                                 std::function<void(const std::string&)> log_warning)
+    : jobs_(jobs), log_dir_(std::move(log_dir)), log_warning_(std::move(log_warning)) {}
 
 std::filesystem::path MessageLogProbe::logOf(pid_t pid) const {
   return log_dir_ / ("nodekeeper-pmpi-" + std::to_string(pid) + ".log");
@@ -27,7 +29,7 @@ Result<LogFindings> MessageLogProbe::probe(std::string_view job_id, int64_t from
   findings.answered = true;
   auto job = jobs_.job(job_id);
   if (!job) return findings;
-  for (const RankRecord& rank : job->ranks) addFile(logOf(rank.pid), rank.rank, from_ns, to_ns, findings);
+  for (const RankRecord& rank : job->ranks) addFile(logOf(rank.pid), job->uid, rank.rank, from_ns, to_ns, findings);
   return findings;
 }
 
@@ -63,12 +65,26 @@ void MessageLogProbe::addRegion(std::span<const std::byte> region, uint32_t rank
   }
 }
 
-void MessageLogProbe::addFile(const std::filesystem::path& path, uint32_t rank, int64_t from_ns, int64_t to_ns,
-                              LogFindings& findings) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
+void MessageLogProbe::addFile(const std::filesystem::path& path, uid_t owner, uint32_t rank, int64_t from_ns,
+                              int64_t to_ns, LogFindings& findings) const {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ELOOP) warnOnce(path, "it is a symlink");
+    return;
+  }
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    warnOnce(path, "it is not a regular file");
+    return;
+  }
+  if (st.st_uid != owner) {
+    ::close(fd);
+    warnOnce(path, "it is owned by uid " + std::to_string(st.st_uid) + ", not by the job's user (uid " +
+                       std::to_string(owner) + ")");
+    return;
+  }
+  if (st.st_size > 0) {
     const auto size = static_cast<size_t>(st.st_size);
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
     if (p != MAP_FAILED) {
@@ -77,6 +93,17 @@ void MessageLogProbe::addFile(const std::filesystem::path& path, uint32_t rank, 
     }
   }
   ::close(fd);
+}
+
+void MessageLogProbe::warnOnce(const std::filesystem::path& path, const std::string& why) const {
+  // Bounded: a user who plants logs for many pids cannot grow this.
+  constexpr size_t kMaxRemembered = 4096;
+  {
+    std::lock_guard lock(warned_mutex_);
+    if (warned_.size() >= kMaxRemembered) warned_.clear();
+    if (!warned_.insert(path.string()).second) return;
+  }
+  if (log_warning_) log_warning_("message log " + path.string() + " ignored: " + why);
 }
 
 }  // namespace nk

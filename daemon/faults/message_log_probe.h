@@ -6,7 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <mutex>
+#include <set>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "base/result.h"
@@ -27,7 +31,10 @@ class MessageLogProbe {
   static constexpr size_t kMaxEntries = 1000;
   static constexpr std::chrono::nanoseconds kSlowMessage = std::chrono::seconds(1);
 
-  MessageLogProbe(const JobRegistry& jobs, std::filesystem::path log_dir);
+  // `log_warning` hears once per file of a log that is ignored because
+  // another user planted it (it may be empty).
+  MessageLogProbe(const JobRegistry& jobs, std::filesystem::path log_dir,
+                  std::function<void(const std::string&)> log_warning = {});
 
   // The messages of the job's ranks here that overlap [from_ns, to_ns]
   // (to_ns 0: no end). A job with no rank here has none.
@@ -47,12 +54,19 @@ class MessageLogProbe {
 
  private:
   // Maps the file for as long as it is read; a missing or empty file adds
-  // nothing (the rank's agent has not started, or it ended).
-  static void addFile(const std::filesystem::path& path, uint32_t rank, int64_t from_ns, int64_t to_ns,
-                      LogFindings& findings);
+  // nothing (the rank's agent has not started, or it ended), and neither
+  // does a symlink or a file not owned by `owner`, the job's user: /dev/shm
+  // is anyone's to write, and another user's file must not put messages
+  // into the job's fault report.
+  void addFile(const std::filesystem::path& path, uid_t owner, uint32_t rank, int64_t from_ns, int64_t to_ns,
+               LogFindings& findings) const;
+  void warnOnce(const std::filesystem::path& path, const std::string& why) const;
 
   const JobRegistry& jobs_;
   std::filesystem::path log_dir_;
+  std::function<void(const std::string&)> log_warning_;
+  mutable std::mutex warned_mutex_;
+  mutable std::set<std::string> warned_;
 };
 
 }  // namespace nk

@@ -59,14 +59,20 @@ Result<std::string> PowerCapControl::setCap(const std::vector<uint32_t>& package
     return invalidArgument("power cap " + watts(limit_w) + " is above " + watts(kMaxCapW) + "; did you mean mW?");
   auto chosen = zonesFor(packages);
   if (!chosen) return chosen.error();
+  auto limit_uw = static_cast<uint64_t>(std::llround(limit_w * 1e6));
+  // Every package is checked before anything is saved or written: a cap
+  // refused on one package is applied to none.
   for (const auto& zone : *chosen) {
     if (!zone.power_limit_uw)
       return unavailable("package " + std::to_string(zone.index) + " (" + zone.name + ") has no power limit control");
+    if (zone.max_power_uw && limit_uw > *zone.max_power_uw)
+      return invalidArgument("power cap " + watts(limit_w) + " is above package " + std::to_string(zone.index) +
+                             "'s maximum of " + watts(static_cast<double>(*zone.max_power_uw) / 1e6) +
+                             " (constraint_0_max_power_uw)");
   }
   for (const auto& zone : *chosen) {
     if (Status s = saveOriginals(zone); !s) return s.error();
   }
-  auto limit_uw = static_cast<uint64_t>(std::llround(limit_w * 1e6));
   std::vector<const RaplZone*> done;
   for (const auto& zone : *chosen) {
     Status s = meter_.setPowerLimitUw(zone.index, limit_uw);

@@ -1,26 +1,20 @@
 #include "saved_controls.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace nk {
 
 Result<SavedControls> SavedControls::open(std::filesystem::path file) {
-  SavedControls saved(std::move(file));
-  std::error_code ec;
-  if (!std::filesystem::exists(saved.file_, ec)) return saved;
-  std::ifstream in(saved.file_);
-  if (!in) return unavailable(saved.file_.string() + ": cannot read: " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  auto entries = parse(text.str());
+  if (!file.has_filename()) return invalidArgument("saved controls: '" + file.string() + "' names no file");
+  std::filesystem::path parent = file.parent_path();
+  auto dir = TrustedDirectory::open(parent.empty() ? std::filesystem::path(".") : parent);
+  if (!dir) return Error{dir.error().code, "saved controls: " + dir.error().message};
+  SavedControls saved(std::move(*dir), std::move(file));
+  auto text = saved.dir_.readFile(saved.name_);
+  if (!text) return Error{text.error().code, "saved controls: " + text.error().message};
+  if (!*text) return saved;
+  auto entries = parse(**text);
   if (!entries) return Error{entries.error().code, saved.file_.string() + ": " + entries.error().message};
   saved.entries_ = std::move(*entries);
   return saved;
@@ -59,10 +53,7 @@ Status SavedControls::remember(const std::string& key, const std::string& origin
 
 Status SavedControls::clear() {
   entries_.clear();
-  std::error_code ec;
-  std::filesystem::remove(file_, ec);
-  if (ec) return unavailable(file_.string() + ": cannot remove: " + ec.message());
-  return {};
+  return dir_.removeFile(name_);
 }
 
 Result<std::vector<SavedControls::Entry>> SavedControls::parse(std::string_view text) {
@@ -87,40 +78,9 @@ std::string SavedControls::serialize(const std::vector<Entry>& entries) {
 }
 
 Status SavedControls::persist() const {
-  // Write-then-rename, with fsync of both the file and its directory: a crash
-  // at any point leaves either the old or the new list, never a torn one.
-  std::filesystem::path tmp = file_;
-  tmp += ".tmp";
-  std::string text = serialize(entries_);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return unavailable(tmp.string() + ": " + std::strerror(errno));
-  const char* data = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return unavailable(tmp.string() + ": " + std::strerror(err));
-    }
-    data += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    int err = errno;
-    ::close(fd);
-    return unavailable(tmp.string() + ": fsync: " + std::strerror(err));
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), file_.c_str()) != 0)
-    return unavailable(file_.string() + ": rename: " + std::strerror(errno));
-  int dir = ::open(file_.parent_path().empty() ? "." : file_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-  return {};
+  // Write-then-rename relative to the directory's descriptor, the
+  // temporary file never through a link (TrustedDirectory::replaceFile).
+  return dir_.replaceFile(name_, serialize(entries_), 0600);
 }
 
 }  // namespace nk

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "platform/trusted_directory.h"
 
 namespace nk {
 
@@ -31,6 +32,9 @@ class SavedControls {
   };
 
   // Loads what a previous run left behind (after a crash), if anything.
+  // The file's directory must be one the daemon can trust
+  // (TrustedDirectory): the originals written back at the next start are
+  // root's hardware settings, not something another user may plant.
   static Result<SavedControls> open(std::filesystem::path file);
 
   bool contains(const std::string& key) const;
@@ -46,10 +50,13 @@ class SavedControls {
   static std::string serialize(const std::vector<Entry>& entries);
 
  private:
-  explicit SavedControls(std::filesystem::path file) : file_(std::move(file)) {}
+  SavedControls(TrustedDirectory dir, std::filesystem::path file)
+      : dir_(std::move(dir)), file_(std::move(file)), name_(file_.filename().string()) {}
   Status persist() const;
 
+  TrustedDirectory dir_;
   std::filesystem::path file_;
+  std::string name_;
   std::vector<Entry> entries_;
 };
 

@@ -16,6 +16,9 @@ struct RaplZone {
   uint64_t energy_uj = 0;
   uint64_t max_energy_range_uj = 0;
   std::optional<uint64_t> power_limit_uw;  // constraint_0_power_limit_uw
+  // constraint_0_max_power_uw: the highest limit the package takes (absent
+  // on some hardware: then only the daemon's own ceiling applies).
+  std::optional<uint64_t> max_power_uw;
   bool enabled = false;
 };
 

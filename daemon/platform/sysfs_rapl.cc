@@ -63,6 +63,10 @@ Result<std::vector<RaplZone>> SysfsRapl::readZones() {
       return limit.error();
     }
 
+    // Some firmware shows 0 (no maximum) or nothing at all.
+    if (auto max_power = SysfsFile::readUint64(dir / "constraint_0_max_power_uw"); max_power && *max_power > 0)
+      zone.max_power_uw = *max_power;
+
     auto enabled = SysfsFile::readUint64(dir / "enabled");
     if (!enabled) return enabled.error();
     zone.enabled = *enabled != 0;

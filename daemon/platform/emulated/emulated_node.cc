@@ -264,7 +264,7 @@ void EmulatedNode::writeModelFile() {
                   snapshot_.package_power_w[package]);
     text += line;
   }
-  if (model_fd_ < 0) model_fd_ = ::open(options_.model_file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (model_fd_ < 0) model_fd_ = ::open(options_.model_file.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (model_fd_ < 0) return;
   if (::pwrite(model_fd_, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()))
     (void)!::ftruncate(model_fd_, static_cast<off_t>(text.size()));

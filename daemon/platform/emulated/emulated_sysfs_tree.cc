@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "base/units.h"
+#include "platform/trusted_directory.h"
 
 namespace nk {
 
@@ -435,6 +436,10 @@ EmulatedSysfsTree& EmulatedSysfsTree::operator=(EmulatedSysfsTree&&) noexcept = 
 Result<EmulatedSysfsTree> EmulatedSysfsTree::open(fs::path root, const NodeProfile& profile) {
   if (Status valid = profile.validate(); !valid) return valid.error();
   if (Status s = makeDirs(root); !s) return s.error();
+  // The daemon reads its controls back from this tree as root: another user
+  // must not be able to plant or swap anything in it.
+  auto trusted_root = TrustedDirectory::open(root);
+  if (!trusted_root) return Error{trusted_root.error().code, "emulated node tree: " + trusted_root.error().message};
   const fs::path sys = root / "sys";
   const fs::path marker = sys / kMarkerName;
   const std::string expected = markerText(profile);
@@ -445,6 +450,9 @@ Result<EmulatedSysfsTree> EmulatedSysfsTree::open(fs::path root, const NodeProfi
   if (sys_exists) {
     RawFile found = readRaw(marker);
     if (found.exists && found.text == expected) {
+      auto trusted_sys = trusted_root->subdirectory("sys", false);
+      if (!trusted_sys) return Error{trusted_sys.error().code, "emulated node tree: " + trusted_sys.error().message};
+      if (Status s = trusted_sys->checkTree(); !s) return Error{s.error().code, "emulated node tree: " + s.error().message};
       reuse = true;
     } else if (!found.exists && !isEmptyDirectory(sys)) {
       // Without our marker this may be anything, even a real /sys handed

@@ -39,6 +39,14 @@ TEST(RequestBuilder, FrequencyErrorsNameTheOption) {
   ASSERT_FALSE(bad_unit.ok());
   EXPECT_EQ(bad_unit.error().message.rfind("--max: unknown frequency unit 'GHzz'", 0), 0u) << bad_unit.error().message;
 
+  // A bare number would be kHz to sysfs and GHz to most people: refused.
+  for (const char* bare : {"2600", "2.6", "1800000", " 1800 "}) {
+    auto no_unit = RequestBuilder::frequencyLimits(parsed({"freq", "set", "--max", bare}));
+    ASSERT_FALSE(no_unit.ok()) << bare;
+    EXPECT_EQ(no_unit.error().message,
+              "--max: '" + std::string(bare) + "' has no unit; write GHz, MHz or kHz (e.g. 2.6GHz, 2600MHz)");
+  }
+
   auto not_a_number = RequestBuilder::frequencyLimits(parsed({"freq", "set", "--min", "fast"}));
   ASSERT_FALSE(not_a_number.ok());
   EXPECT_EQ(not_a_number.error().message.rfind("--min: 'fast' is not a frequency", 0), 0u);

@@ -204,6 +204,33 @@ std::string fileRefusal(const std::string& toml) {
   return config.error().message;
 }
 
+// A directory reads as an empty file: it would be a config that sets nothing.
+TEST(DaemonOptions, ADirectoryGivenAsTheConfigIsRefused) {
+  test::TempDir dir("daemon-config");
+  std::string path = dir.path().string();
+  const char* argv[] = {"nodekeeperd", "--config", path.c_str()};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_FALSE(options.ok());
+  EXPECT_EQ(options.error().message, path + " is a directory, not a config file (give the .toml file itself)");
+}
+
+// A typo in the admin group would leave the node with no admins.
+TEST(DaemonOptions, AnAdminGroupThatDoesNotExistIsRefused) {
+  EXPECT_EQ(flagRefusal({"--admin-group", "no-such-group-nk"}),
+            "--admin-group 'no-such-group-nk' is no group on this host (see getent group)");
+  TempConfig file("admin_group = \"no-such-group-nk\"\n");
+  std::string path = file.path();
+  const char* argv[] = {"nodekeeperd", "--config", path.c_str()};
+  auto options = DaemonOptions::fromCommandLine(argv);
+  ASSERT_FALSE(options.ok());
+  EXPECT_EQ(options.error().message, "admin_group 'no-such-group-nk' is no group on this host (see getent group)");
+  // A group that exists is taken (root's is everywhere).
+  const char* root_group[] = {"nodekeeperd", "--config", "/dev/null", "--admin-group", "root"};
+  auto taken = DaemonOptions::fromCommandLine(root_group);
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  EXPECT_EQ(taken->admin_group, "root");
+}
+
 TEST(DaemonOptions, FaultTreeDefaults) {
   const char* argv[] = {"nodekeeperd", "--config", "/dev/null"};
   auto options = DaemonOptions::fromCommandLine(argv);

@@ -402,6 +402,27 @@ TEST_F(EmulatedSysfsTreeTest, RefusesToReplaceADirectoryThatIsNotOurs) {
   EXPECT_EQ(readFile(sys() / "devices/precious"), "keep me\n");
 }
 
+// The daemon reads its controls back from the tree as root: a kept tree
+// with anything other users could write (or made by one) is not used.
+TEST_F(EmulatedSysfsTreeTest, RefusesToKeepATreeOthersCanWrite) {
+  { EmulatedSysfsTree tree = openTree(NodeProfile::xeonE5_2630()); }
+  fs::permissions(policy(3) / "scaling_max_freq", fs::perms::others_write, fs::perm_options::add);
+  auto tree = EmulatedSysfsTree::open(dir_.path(), NodeProfile::xeonE5_2630());
+  ASSERT_FALSE(tree.ok());
+  EXPECT_EQ(tree.error().code, ErrorCode::kPermissionDenied);
+  EXPECT_NE(tree.error().message.find("emulated node tree: "), std::string::npos) << tree.error().message;
+  EXPECT_NE(tree.error().message.find("scaling_max_freq is writable by other users"), std::string::npos)
+      << tree.error().message;
+
+  fs::permissions(policy(3) / "scaling_max_freq", fs::perms::others_write, fs::perm_options::remove);
+  EXPECT_TRUE(EmulatedSysfsTree::open(dir_.path(), NodeProfile::xeonE5_2630()).ok());
+  fs::permissions(dir_.path(), fs::perms::all);
+  auto open_root = EmulatedSysfsTree::open(dir_.path(), NodeProfile::xeonE5_2630());
+  ASSERT_FALSE(open_root.ok());
+  EXPECT_EQ(open_root.error().code, ErrorCode::kPermissionDenied);
+  fs::permissions(dir_.path(), fs::perms::owner_all);
+}
+
 TEST_F(EmulatedSysfsTreeTest, RefusesAnInvalidProfile) {
   NodeProfile bad = NodeProfile::xeonE5_2630();
   bad.packages = 0;

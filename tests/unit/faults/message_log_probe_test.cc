@@ -109,7 +109,7 @@ TEST(MessageLogProbeRegionTest, ARegionThatIsNoMessageLogAddsNothing) {
 class MessageLogProbeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (pid_t pid : {100, 101}) processes_.set(pid, ProcessState::kSleeping);
+    for (pid_t pid : {100, 101, 102}) processes_.set(pid, ProcessState::kSleeping);
     for (uint32_t rank : {0u, 1u}) {
       RankRegistration r;
       r.job_id = "job-1";
@@ -117,9 +117,17 @@ class MessageLogProbeTest : public ::testing::Test {
       r.size = 2;
       r.node = "a";
       r.pid = 100 + static_cast<pid_t>(rank);
-      r.uid = 1000;
+      r.uid = ::getuid();
       ASSERT_TRUE(jobs_.registerRank(r).ok());
     }
+    // A job of another user, whose rank's log path someone else may plant.
+    RankRegistration other;
+    other.job_id = "job-2";
+    other.size = 1;
+    other.node = "a";
+    other.pid = 102;
+    other.uid = ::getuid() + 1;
+    ASSERT_TRUE(jobs_.registerRank(other).ok());
   }
 
   void writeLog(pid_t pid, LogRegion& region) {
@@ -132,7 +140,8 @@ class MessageLogProbeTest : public ::testing::Test {
   FakeProcessStateReader processes_;
   JobRegistry jobs_{processes_};
   nk::test::TempDir dir_{"log-probe"};
-  MessageLogProbe probe_{jobs_, dir_.path()};
+  std::vector<std::string> warnings_;
+  MessageLogProbe probe_{jobs_, dir_.path(), [this](const std::string& message) { warnings_.push_back(message); }};
 };
 
 TEST_F(MessageLogProbeTest, ReadsTheLogFileOfEachRankOfTheJobHere) {
@@ -171,6 +180,36 @@ TEST_F(MessageLogProbeTest, TheEndingSignalMarkedInARanksLogIsRead) {
   // Through a symlink: not followed.
   std::filesystem::create_symlink(probe_.logOf(100), probe_.logOf(102));
   EXPECT_EQ(probe_.endingSignalOf(102, ::getuid()), 0);
+}
+
+// /dev/shm is anyone's: a log at a rank's path that its job's user does not
+// own (planted to blame another rank) or a symlink there is ignored, and
+// said once.
+TEST_F(MessageLogProbeTest, ALogPlantedByAnotherUserIsIgnored) {
+  LogRegion planted(8);
+  planted.add("MPI_Send", 1 * kSecond, 9 * kSecond, 1, 0, 3, 64);
+  writeLog(102, planted);  // ours, not job-2's user's
+  auto findings = probe_.probe("job-2", 0, 0);
+  ASSERT_TRUE(findings.ok());
+  EXPECT_EQ(findings->pending, 0u);
+  EXPECT_TRUE(findings->entries.empty());
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_EQ(warnings_[0], "message log " + probe_.logOf(102).string() + " ignored: it is owned by uid " +
+                              std::to_string(::getuid()) + ", not by the job's user (uid " +
+                              std::to_string(::getuid() + 1) + ")");
+  ASSERT_TRUE(probe_.probe("job-2", 0, 0).ok());
+  EXPECT_EQ(warnings_.size(), 1u);  // once
+
+  // A link at rank 0's path to a real log: not followed.
+  LogRegion real(8);
+  real.add("MPI_Recv", 5 * kSecond, 7 * kSecond, 0, 0, 3, 64);
+  writeLog(101, real);
+  std::filesystem::create_symlink(probe_.logOf(101), probe_.logOf(100));
+  findings = probe_.probe("job-1", 0, 0);
+  ASSERT_TRUE(findings.ok());
+  EXPECT_EQ(findings->entries.size(), 1u);  // rank 1's only
+  ASSERT_EQ(warnings_.size(), 2u);
+  EXPECT_EQ(warnings_[1], "message log " + probe_.logOf(100).string() + " ignored: it is a symlink");
 }
 
 TEST_F(MessageLogProbeTest, AJobWithNoRankHereHasNoMessages) {

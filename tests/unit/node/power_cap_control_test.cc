@@ -41,6 +41,29 @@ TEST(PowerCapControl, RejectsBadInput) {
   EXPECT_EQ(meter.zones_[0].power_limit_uw, 95000000u);
 }
 
+// constraint_0_max_power_uw is the package's ceiling: above it on any
+// package chosen, nothing is saved or written on any.
+TEST(PowerCapControl, ACapAboveThePackagesMaximumIsRefused) {
+  test::TempDir dir("cap");
+  auto saved = SavedControls::open(dir / "saved-max.json");
+  ASSERT_TRUE(saved.ok());
+  test::FakePowerMeter meter(2);
+  meter.zones_[0].max_power_uw = 130000000;
+  meter.zones_[1].max_power_uw = 95000000;
+  PowerCapControl control(meter, *saved);
+  auto above = control.setCap({}, 120);
+  ASSERT_FALSE(above.ok());
+  EXPECT_EQ(above.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(above.error().message,
+            "power cap 120.0 W is above package 1's maximum of 95.0 W (constraint_0_max_power_uw)");
+  EXPECT_TRUE(saved->entries().empty());
+  EXPECT_EQ(meter.zones_[0].power_limit_uw, 95000000u);
+  EXPECT_FALSE(meter.zones_[0].enabled);
+  EXPECT_TRUE(control.setCap({0}, 120).ok());
+  EXPECT_TRUE(control.setCap({1}, 95).ok());
+  (void)saved->clear();
+}
+
 TEST(PowerCapControl, FailureHalfwayRollsBack) {
   test::TempDir dir("cap");
   auto file = dir / "saved-c.json";
