@@ -225,9 +225,9 @@ const std::vector<Flag>& table() {
        .value_name = "SIZE",
        .section = kTaskRecordings,
        .help = "bytes of task recordings one user may keep (default\n"
-               "2GiB; 1MiB..1024TiB): their oldest ended ones are removed\n"
-               "first, and a live one that reaches it stops recording\n"
-               "while its program runs on",
+               "2GiB, 1MiB..1024TiB); their oldest ended ones go\n"
+               "first, and a live one that reaches it stops\n"
+               "recording while its program runs on",
        .set = quota(&DaemonConfig::recording_quota_per_user)},
       {.name = "--recording-quota-total",
        .value = Value::kRequired,
