@@ -173,7 +173,9 @@ TEST_F(RecordingQuotaTest, AUsersProgramsCannotGrowTheRecordingsPastTheQuota) {
   std::printf("recordings of uid %u peaked at %llu bytes (quota %llu)\n", kNobody,
               static_cast<unsigned long long>(most.load()), static_cast<unsigned long long>(kQuota));
   EXPECT_LE(most.load(), kQuota) << "the recordings grew to " << most.load() << " bytes";
-  EXPECT_GT(most.load(), kQuota * 3 / 4) << "the programs recorded too little to test the quota";
+  // A batch that would not fit is not recorded, and batches grow large
+  // on a busy host: the peak falls short of the quota by up to one batch.
+  EXPECT_GT(most.load(), kQuota / 2) << "the programs recorded too little to test the quota";
 
   auto list = sessions();
   ASSERT_EQ(list.size(), static_cast<size_t>(kRuns));
