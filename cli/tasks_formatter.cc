@@ -29,7 +29,12 @@ std::string TasksFormatter::sessionsText(const pb::SessionList& sessions) {
     table.addRow({std::to_string(s.session_id()), std::to_string(s.pid()), std::to_string(s.uid()),
                   s.live() ? "live" : "ended", std::to_string(s.tasks()), std::to_string(s.edges()),
                   s.recording().empty() ? "-" : s.recording(), s.program().empty() ? "-" : s.program()});
-  return table.render();
+  // Below the table, so that its columns stay one word each.
+  std::string notes;
+  for (const auto& s : sessions.sessions())
+    if (!s.recording_stopped().empty())
+      notes += "session " + std::to_string(s.session_id()) + ": recording " + s.recording_stopped() + "\n";
+  return table.render() + notes;
 }
 
 std::string TasksFormatter::sessionsJson(const pb::SessionList& sessions) {
@@ -43,6 +48,7 @@ std::string TasksFormatter::sessionsJson(const pb::SessionList& sessions) {
                     {"edges", s.edges()},
                     {"events", s.events()},
                     {"recording", s.recording()},
+                    {"recording_stopped", s.recording_stopped()},
                     {"program", s.program()}});
   return Json{{"sessions", list}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -346,7 +346,14 @@ void Daemon::startEnergyManager() {
 }
 
 void Daemon::buildTaskService() {
-  sessions_ = std::make_unique<SessionRegistry>(options_.state_dir / "recordings");
+  SessionRegistry::Options recordings;
+  recordings.limits = options_.recording_limits;
+  recordings.log_info = [](const std::string& message) { Logger::info(message); };
+  recordings.log_warning = [](const std::string& message) { Logger::warning(message); };
+  sessions_ = std::make_unique<SessionRegistry>(options_.state_dir / "recordings", std::move(recordings));
+  // What an earlier run left past its age or over a quota goes now, not
+  // at the first session.
+  sessions_->sweep();
   services_.push_back(
       std::make_unique<TasksServiceImpl>(*sessions_, *access_, std::chrono::seconds(options_.debug_grace_s)));
 }

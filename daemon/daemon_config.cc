@@ -108,6 +108,30 @@ Status checkListenAddress(std::string_view address) {
   return {};
 }
 
+Result<uint64_t> parseRecordingQuota(std::string_view text) {
+  constexpr uint64_t kMin = 1ull << 20, kMax = 1ull << 50;
+  const std::string expected =
+      "; expected a size from 1 MiB to 1024 TiB: a number of bytes, or with K, M, G, T (or KiB, MiB, GiB, TiB), "
+      "e.g. 2GiB or 512M";
+  uint64_t number = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec == std::errc::result_out_of_range) return invalidArgument(quoted(text) + " is too large" + expected);
+  if (ec != std::errc() || end == text.data()) return invalidArgument(quoted(text) + " is not a size" + expected);
+  std::string_view unit = text.substr(static_cast<size_t>(end - text.data()));
+  if (unit.starts_with(' ')) unit.remove_prefix(1);
+  int shift = -1;
+  if (unit.empty() || unit == "B") shift = 0;
+  else if (unit == "K" || unit == "KiB") shift = 10;
+  else if (unit == "M" || unit == "MiB") shift = 20;
+  else if (unit == "G" || unit == "GiB") shift = 30;
+  else if (unit == "T" || unit == "TiB") shift = 40;
+  if (shift < 0) return invalidArgument(quoted(text) + ": unknown unit " + quoted(unit) + expected);
+  if (number > (kMax >> shift)) return invalidArgument(quoted(text) + " is too large" + expected);
+  uint64_t bytes = number << shift;
+  if (bytes < kMin) return invalidArgument(quoted(text) + " is too small" + expected);
+  return bytes;
+}
+
 Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view source) {
   toml::table table;
   try {
@@ -185,12 +209,21 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       status = needInteger(config.tree_heartbeat_ms, 10, 60000);
     } else if (name == "tree_heartbeat_misses") {
       status = needInteger(config.tree_heartbeat_misses, 1, 100);
+    } else if (name == "recording_quota_per_user" || name == "recording_quota_total") {
+      auto& field = name == "recording_quota_per_user" ? config.recording_quota_per_user : config.recording_quota_total;
+      Result<uint64_t> bytes = invalidArgument("must be a size such as \"2GiB\" or a number of bytes");
+      if (const auto* integer = node.as_integer()) bytes = parseRecordingQuota(std::to_string(integer->get()));
+      else if (const auto* text = node.as_string()) bytes = parseRecordingQuota(text->get());
+      if (bytes) field = *bytes;
+      else status = invalidArgument(at + ": " + name + " " + bytes.error().message);
+    } else if (name == "recording_max_age_days") {
+      status = needInteger(config.recording_max_age_days, 1, 3650);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, emulate_ignore_host_load, profile, sysfs_root, log_level, "
                                "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s, "
                                "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
-                               "tree_heartbeat_misses)");
+                               "tree_heartbeat_misses, recording_quota_per_user, recording_quota_total, recording_max_age_days)");
     }
     if (!status) return status.error();
   }
@@ -234,6 +267,9 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(fault_tree_fan_out, over.fault_tree_fan_out);
   take(tree_heartbeat_ms, over.tree_heartbeat_ms);
   take(tree_heartbeat_misses, over.tree_heartbeat_misses);
+  take(recording_quota_per_user, over.recording_quota_per_user);
+  take(recording_quota_total, over.recording_quota_total);
+  take(recording_max_age_days, over.recording_max_age_days);
 }
 
 }  // namespace nk

@@ -33,6 +33,10 @@ struct DaemonConfig {
   std::optional<uint32_t> fault_tree_fan_out;
   std::optional<uint32_t> tree_heartbeat_ms;
   std::optional<uint32_t> tree_heartbeat_misses;
+  // Task recordings under STATE_DIR/recordings: sizes in bytes.
+  std::optional<uint64_t> recording_quota_per_user;
+  std::optional<uint64_t> recording_quota_total;
+  std::optional<uint32_t> recording_max_age_days;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);
@@ -49,5 +53,8 @@ Status checkNodeName(std::string_view name);
 // A listen address: HOST:PORT, HOST an IPv4 dotted quad, [IPv6] or a host
 // name, PORT 1..65535.
 Status checkListenAddress(std::string_view address);
+// A recording quota: a whole number of bytes with an optional binary unit
+// (K, M, G, T, or KiB, MiB, GiB, TiB), from 1 MiB to 1024 TiB.
+Result<uint64_t> parseRecordingQuota(std::string_view text);
 
 }  // namespace nk

@@ -18,6 +18,17 @@ using Value = DaemonFlagTable::Value;
 using OptionalValue = std::optional<std::string>;
 
 constexpr std::string_view kFaultTree = "Fault localisation tree";
+constexpr std::string_view kTaskRecordings = "Task recordings (STATE_DIR/recordings)";
+
+// A recording quota, as the config file takes it.
+auto quota(std::optional<uint64_t> DaemonConfig::*field) {
+  return [field](const Flag& flag, Parsed& parsed, const OptionalValue& value) -> Status {
+    auto bytes = parseRecordingQuota(*value);
+    if (!bytes) return invalidArgument(std::string(flag.name) + " " + bytes.error().message);
+    parsed.config.*field = *bytes;
+    return {};
+  };
+}
 
 // A string taken as it is.
 auto text(std::optional<std::string> DaemonConfig::*field) {
@@ -209,6 +220,29 @@ const std::vector<Flag>& table() {
                "3, 1..100)",
        .range = Range{1, 100},
        .set = number(&DaemonConfig::tree_heartbeat_misses)},
+      {.name = "--recording-quota-per-user",
+       .value = Value::kRequired,
+       .value_name = "SIZE",
+       .section = kTaskRecordings,
+       .help = "bytes of task recordings one user may keep (default\n"
+               "2GiB, 1MiB..1024TiB); their oldest ended ones go\n"
+               "first, and a live one that reaches it stops\n"
+               "recording while its program runs on",
+       .set = quota(&DaemonConfig::recording_quota_per_user)},
+      {.name = "--recording-quota-total",
+       .value = Value::kRequired,
+       .value_name = "SIZE",
+       .section = kTaskRecordings,
+       .help = "bytes of task recordings all users together may keep\n"
+               "(default 10GiB; 1MiB..1024TiB)",
+       .set = quota(&DaemonConfig::recording_quota_total)},
+      {.name = "--recording-max-age-days",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kTaskRecordings,
+       .help = "days an ended recording is kept (default 7, 1..3650)",
+       .range = Range{1, 3650},
+       .set = number(&DaemonConfig::recording_max_age_days)},
   };
   return flags;
 }

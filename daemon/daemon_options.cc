@@ -53,6 +53,10 @@ Status takeSettings(const DaemonConfig& merged, DaemonOptions& options) {
     if (!level) return level.error();
     options.log_level = *level;
   }
+  if (merged.recording_quota_per_user) options.recording_limits.per_user_bytes = *merged.recording_quota_per_user;
+  if (merged.recording_quota_total) options.recording_limits.total_bytes = *merged.recording_quota_total;
+  if (merged.recording_max_age_days)
+    options.recording_limits.max_age = std::chrono::hours(24) * *merged.recording_max_age_days;
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include "daemon_config.h"
 #include "energy/policy_config.h"
 #include "logger.h"
+#include "tasks/recording_quota.h"
 
 namespace nk {
 
@@ -49,6 +50,9 @@ struct DaemonOptions {
   // heartbeats missed before a node is suspected.
   uint32_t tree_heartbeat_ms = 100;
   uint32_t tree_heartbeat_misses = 3;
+  // Task recordings under STATE_DIR/recordings: each user's and everyone's
+  // bytes, and how long an ended one is kept.
+  RecordingLimits recording_limits;
   bool show_help = false;
   bool show_version = false;
 

@@ -40,6 +40,15 @@ void toProto(const SessionRegistry::Info& info, v1::Session* out) {
   out->set_events(info.events);
   out->set_live(info.live);
   out->set_recording(info.recording.string());
+  out->set_recording_stopped(info.recording_stopped);
+}
+
+// A session whose recording was never started or has been removed has
+// nothing to replay.
+Status checkRecorded(const SessionRegistry::Info& info) {
+  if (!info.recording.empty()) return {};
+  return failedPrecondition("task session " + std::to_string(info.id) + " has no recording: " +
+                            info.recording_stopped);
 }
 
 // A Debug stream's one writer: the hub's updates as they come, and the
@@ -76,7 +85,10 @@ TasksServiceImpl::TasksServiceImpl(SessionRegistry& sessions, const AccessPolicy
       policy_(sessions, hub_) {
   ticker_ = std::thread([this] {
     std::unique_lock lock(ticker_mutex_);
-    while (!ticker_wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; })) hub_.tick();
+    while (!ticker_wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; })) {
+      hub_.tick();
+      sessions_.sweepIfDue();
+    }
   });
 }
 
@@ -146,6 +158,7 @@ grpc::Status TasksServiceImpl::Watch(grpc::ServerContext* context, const v1::Wat
   if (!peer) return toGrpcStatus(peer.error());
   auto info = policy_.sessionFor(callerOf(*peer), request->session_id(), "watch");
   if (!info) return toGrpcStatus(info.error());
+  if (Status recorded = checkRecorded(*info); !recorded) return toGrpcStatus(recorded);
   auto follower = RecordingFollower::open(sessions_, *info, request->packed());
   if (!follower) return toGrpcStatus(follower.error());
   while (!context->IsCancelled()) {
@@ -170,6 +183,7 @@ grpc::Status TasksServiceImpl::Debug(grpc::ServerContext* context, DebugStream* 
   if (!info) return toGrpcStatus(info.error());
   std::optional<RecordingFollower> follower;
   if (first.attach().events()) {
+    if (Status recorded = checkRecorded(*info); !recorded) return toGrpcStatus(recorded);
     auto opened = RecordingFollower::open(sessions_, *info, false);
     if (!opened) return toGrpcStatus(opened.error());
     follower.emplace(std::move(*opened));

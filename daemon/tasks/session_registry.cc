@@ -1,26 +1,67 @@
 #include "tasks/session_registry.h"
 
+#include <set>
 #include <system_error>
 
+#include "taskgraph/recording_format.h"
+
 namespace nk {
+
+SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir, Options options)
+    : dir_(std::move(recordings_dir)),
+      options_(std::move(options)),
+      store_(dir_, RecordingStore::Options{.limits = options_.limits,
+                                           .clock = options_.clock,
+                                           .sweep_interval = options_.sweep_interval,
+                                           .warn = options_.log_warning}) {
+  // Ids go on from the last run's, so that names do not collide.
+  next_id_ = store_.highestSessionId() + 1;
+}
+
+SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir)
+    : SessionRegistry(std::move(recordings_dir), Options{}) {}
 
 Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return internalError("cannot create the recordings directory " + dir_.string() + ": " + ec.message());
-  std::lock_guard lock(mutex_);
-  uint64_t id = next_id_++;
+  RecordingStore::Removals removed = store_.sweep();
   auto session = std::make_unique<Session>();
-  session->info = {id, pid, uid, std::move(program), 0, 0, 0, true, {}};
-  // The pid in the name tells recordings apart across daemon restarts,
-  // when session ids start again at 1.
-  session->info.recording = dir_ / ("session-" + std::to_string(id) + "-pid" + std::to_string(pid) + ".nkrec");
-  if (std::filesystem::exists(session->info.recording))
-    std::filesystem::rename(session->info.recording, session->info.recording.string() + ".old", ec);
-  auto writer = RecordingWriter::create(session->info.recording);
-  if (!writer) return writer.error();
-  session->recording.emplace(std::move(*writer));
-  sessions_.emplace(id, std::move(session));
+  uint64_t id = 0;
+  std::filesystem::path recording;
+  {
+    std::lock_guard lock(mutex_);
+    // A name taken by a file the store does not count (left by hand) is
+    // skipped, never replaced.
+    do {
+      id = next_id_++;
+      recording = dir_ / RecordingStore::fileName(id, pid, uid);
+    } while (std::filesystem::exists(std::filesystem::symlink_status(recording, ec)));
+  }
+  session->info = {id, pid, uid, std::move(program), 0, 0, 0, true, {}, {}, {}};
+  auto admitted = store_.admit(recording, uid, kRecordingFileHeaderSize);
+  removed.insert(removed.end(), admitted.removed.begin(), admitted.removed.end());
+  if (admitted.allowed) {
+    auto writer = RecordingWriter::create(recording);
+    if (!writer) {
+      store_.discard(recording);
+      recordingsRemoved(removed);
+      return writer.error();
+    }
+    session->recording.emplace(std::move(*writer));
+    session->info.recording = recording;
+  } else {
+    session->info.recording_stopped = "not recorded: " + admitted.refusal;
+    options_.log_warning("task session " + std::to_string(id) + " (pid " + std::to_string(pid) + ", uid " +
+                         std::to_string(uid) + ") is not recorded: " + admitted.refusal +
+                         "; its program runs on unrecorded");
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (!session->info.recording.empty()) by_recording_[recording.string()] = id;
+    sessions_.emplace(id, std::move(session));
+  }
+  recordingsRemoved(removed);
   return id;
 }
 
@@ -30,32 +71,90 @@ SessionRegistry::Session* SessionRegistry::find(uint64_t id) const {
   return it == sessions_.end() ? nullptr : it->second.get();
 }
 
+void SessionRegistry::stopRecording(Session& s, const std::string& reason) {
+  // What was recorded stays readable: whole frames, made durable.
+  (void)s.recording->flush();
+  s.recording.reset();
+  s.info.recording_stopped = "stopped: " + reason;
+  options_.log_warning("task session " + std::to_string(s.info.id) + " (pid " + std::to_string(s.info.pid) +
+                       ", uid " + std::to_string(s.info.uid) + ") stopped recording: " + reason +
+                       "; its program runs on unrecorded");
+}
+
 Status SessionRegistry::append(uint64_t id, std::span<const std::byte> recorded_batch,
                                std::span<const GraphEvent> events) {
   Session* s = find(id);
   if (!s) return notFound("no task session " + std::to_string(id));
-  std::lock_guard lock(s->mutex);
-  if (s->recording) {
-    if (Status st = s->recording->append(recorded_batch); !st) return st;
+  RecordingStore::Removals removed;
+  Status result;
+  {
+    std::lock_guard lock(s->mutex);
+    if (s->recording) {
+      auto growth = store_.grow(s->info.recording, kFrameHeaderSize + recorded_batch.size());
+      removed = std::move(growth.removed);
+      if (!growth.allowed) {
+        stopRecording(*s, growth.refusal);
+      } else if (Status appended = s->recording->append(recorded_batch); !appended) {
+        store_.resize(s->info.recording, s->recording->size());
+        result = appended;
+      }
+    }
+    if (result) {
+      for (const GraphEvent& e : events) s->graph.apply(e);
+      s->info.events += events.size();
+    }
   }
-  for (const GraphEvent& e : events) s->graph.apply(e);
-  s->info.events += events.size();
-  return {};
+  recordingsRemoved(removed);
+  return result;
 }
 
 void SessionRegistry::close(uint64_t id) {
   Session* s = find(id);
   if (!s) return;
-  std::lock_guard lock(s->mutex);
-  if (s->recording) (void)s->recording->flush();
-  s->recording.reset();
-  s->info.live = false;
-  // Frontends read an ended session from its recording: its graph would
-  // only hold memory (a daemon outlives many programs).
-  s->info.tasks = s->graph.tasks().size();
-  s->info.edges = s->graph.edges().size();
-  s->info.by_state = s->graph.countsByState();
-  s->graph = TaskGraph();
+  {
+    std::lock_guard lock(s->mutex);
+    if (s->recording) (void)s->recording->flush();
+    s->recording.reset();
+    if (!s->info.recording.empty()) store_.end(s->info.recording);
+    s->info.live = false;
+    // Frontends read an ended session from its recording: its graph would
+    // only hold memory (a daemon outlives many programs).
+    s->info.tasks = s->graph.tasks().size();
+    s->info.edges = s->graph.edges().size();
+    s->info.by_state = s->graph.countsByState();
+    s->graph = TaskGraph();
+  }
+  recordingsRemoved(store_.sweep());
+}
+
+void SessionRegistry::sweep() { recordingsRemoved(store_.sweep()); }
+
+void SessionRegistry::sweepIfDue() { recordingsRemoved(store_.sweepIfDue()); }
+
+void SessionRegistry::recordingsRemoved(const RecordingStore::Removals& removed) {
+  if (removed.empty()) return;
+  uint64_t bytes = 0;
+  std::set<std::string> reasons;
+  for (const RecordingQuota::Removal& removal : removed) {
+    bytes += removal.bytes;
+    reasons.insert(removal.reason);
+    Session* s = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = by_recording_.find(removal.path.string());
+      if (it == by_recording_.end()) continue;  // an earlier run's
+      s = sessions_.at(it->second).get();
+      by_recording_.erase(it);
+    }
+    std::lock_guard lock(s->mutex);
+    s->info.recording.clear();
+    s->info.recording_stopped = "removed: " + removal.reason;
+  }
+  std::string why;
+  for (const std::string& reason : reasons) why += (why.empty() ? "" : "; ") + reason;
+  options_.log_info("removed " + std::to_string(removed.size()) + " ended task recording" +
+                    (removed.size() == 1 ? "" : "s") + " (" + RecordingQuota::describeBytes(bytes) + ") from " +
+                    dir_.string() + ": " + why);
 }
 
 SessionRegistry::Info SessionRegistry::snapshot(Session& s) {

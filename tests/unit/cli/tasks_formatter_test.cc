@@ -91,5 +91,25 @@ TEST(TasksFormatter, SessionsShowStateAndRecording) {
   EXPECT_NE(TasksFormatter::sessionsText(pb::SessionList()).find("No task sessions"), std::string::npos);
 }
 
+TEST(TasksFormatter, SessionsSayWhenRecordingStopped) {
+  pb::SessionList list;
+  auto* quiet = list.add_sessions();
+  quiet->set_session_id(3);
+  quiet->set_recording("/r/session-3-pid42-uid0.nkrec");
+  auto* stopped = list.add_sessions();
+  stopped->set_session_id(4);
+  stopped->set_live(true);
+  stopped->set_recording("/r/session-4-pid43-uid1000.nkrec");
+  stopped->set_recording_stopped("stopped: uid 1000's live recordings reached their quota of 2 GiB");
+  std::string text = TasksFormatter::sessionsText(list);
+  EXPECT_NE(text.find("session 4: recording stopped: uid 1000's live recordings reached their quota of 2 GiB\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("session 3: recording"), std::string::npos) << text;
+  auto json = nlohmann::json::parse(TasksFormatter::sessionsJson(list));
+  EXPECT_EQ(json["sessions"][0]["recording_stopped"], "");
+  EXPECT_EQ(json["sessions"][1]["recording_stopped"], "stopped: uid 1000's live recordings reached their quota of 2 GiB");
+}
+
 }  // namespace
 }  // namespace nk::cli

@@ -128,7 +128,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 19);
+  EXPECT_EQ(settings, 22);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -146,6 +146,9 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
   EXPECT_EQ(*config->fault_tree_fan_out, defaults.fault_tree_fan_out);
   EXPECT_EQ(*config->tree_heartbeat_ms, defaults.tree_heartbeat_ms);
   EXPECT_EQ(*config->tree_heartbeat_misses, defaults.tree_heartbeat_misses);
+  EXPECT_EQ(*config->recording_quota_per_user, defaults.recording_limits.per_user_bytes);
+  EXPECT_EQ(*config->recording_quota_total, defaults.recording_limits.total_bytes);
+  EXPECT_EQ(std::chrono::hours(24) * *config->recording_max_age_days, defaults.recording_limits.max_age);
   // Unset by default: the example shows a value.
   EXPECT_TRUE(config->node_name.has_value());
   EXPECT_TRUE(config->listen.has_value());
@@ -467,6 +470,56 @@ TEST(DaemonOptions, HelpExplainsTheFaultTreeFlags) {
   for (const char* flag : {"--node-name NAME", "--listen ADDR:PORT", "--peer-token FILE", "--fault-rules FILE",
                            "--fault-tree-fan-out N", "--tree-heartbeat-ms N", "--tree-heartbeat-misses N"})
     EXPECT_TRUE(contains(help, flag)) << flag;
+}
+
+TEST(DaemonOptions, RecordingQuotasFromFileAndFlags) {
+  DaemonOptions defaults;
+  EXPECT_EQ(defaults.recording_limits.per_user_bytes, 2ull << 30);
+  EXPECT_EQ(defaults.recording_limits.total_bytes, 10ull << 30);
+  EXPECT_EQ(defaults.recording_limits.max_age, std::chrono::hours(24 * 7));
+  TempConfig file("recording_quota_per_user = \"512MiB\"\nrecording_quota_total = 4294967296\n"
+                  "recording_max_age_days = 30\n");
+  std::string path = file.path();
+  const char* from_file[] = {"nodekeeperd", "--config", path.c_str()};
+  auto options = DaemonOptions::fromCommandLine(from_file);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->recording_limits.per_user_bytes, 512ull << 20);
+  EXPECT_EQ(options->recording_limits.total_bytes, 4ull << 30);
+  EXPECT_EQ(options->recording_limits.max_age, std::chrono::hours(24 * 30));
+  const char* flags[] = {"nodekeeperd", "--config", path.c_str(), "--recording-quota-per-user", "3M",
+                         "--recording-quota-total=1T", "--recording-max-age-days", "1"};
+  auto over = DaemonOptions::fromCommandLine(flags);
+  ASSERT_TRUE(over.ok()) << over.error().message;
+  EXPECT_EQ(over->recording_limits.per_user_bytes, 3ull << 20);
+  EXPECT_EQ(over->recording_limits.total_bytes, 1ull << 40);
+  EXPECT_EQ(over->recording_limits.max_age, std::chrono::hours(24));
+}
+
+TEST(DaemonOptions, RejectsBadRecordingQuotas) {
+  const std::string expected =
+      "; expected a size from 1 MiB to 1024 TiB: a number of bytes, or with K, M, G, T (or KiB, MiB, GiB, TiB), "
+      "e.g. 2GiB or 512M";
+  EXPECT_EQ(flagRefusal({"--recording-quota-per-user", "2GB"}),
+            "--recording-quota-per-user '2GB': unknown unit 'GB'" + expected);
+  EXPECT_EQ(flagRefusal({"--recording-quota-total", "1000K"}), "--recording-quota-total '1000K' is too small" + expected);
+  EXPECT_EQ(flagRefusal({"--recording-quota-total", "1025T"}), "--recording-quota-total '1025T' is too large" + expected);
+  EXPECT_EQ(flagRefusal({"--recording-quota-total", "99999999999999999999999"}),
+            "--recording-quota-total '99999999999999999999999' is too large" + expected);
+  EXPECT_EQ(flagRefusal({"--recording-quota-per-user", "-1G"}),
+            "--recording-quota-per-user '-1G' is not a size" + expected);
+  EXPECT_EQ(flagRefusal({"--recording-quota-per-user", "lots"}),
+            "--recording-quota-per-user 'lots' is not a size" + expected);
+  EXPECT_EQ(flagRefusal({"--recording-max-age-days", "0"}),
+            "--recording-max-age-days must be a number between 1 and 3650, not '0'");
+  EXPECT_EQ(flagRefusal({"--recording-quota-per-user", "1MiB", "--recording-quota-total", "1024TiB"}), "(accepted)");
+  std::string key = fileRefusal("recording_quota_total = \"ten gigs\"\n");
+  EXPECT_TRUE(contains(key, "t.toml:1:25: recording_quota_total 'ten gigs' is not a size")) << key;
+  std::string small = fileRefusal("recording_quota_per_user = 1024\n");
+  EXPECT_TRUE(contains(small, "recording_quota_per_user '1024' is too small")) << small;
+  std::string type = fileRefusal("recording_quota_per_user = 2.5\n");
+  EXPECT_TRUE(contains(type, "recording_quota_per_user must be a size such as \"2GiB\" or a number of bytes")) << type;
+  std::string age = fileRefusal("recording_max_age_days = 4000\n");
+  EXPECT_TRUE(contains(age, "recording_max_age_days must be between 1 and 3650, not 4000")) << age;
 }
 
 }  // namespace

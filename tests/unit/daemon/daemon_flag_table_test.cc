@@ -55,6 +55,9 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("fault_tree_fan_out", c.fault_tree_fan_out);
   field("tree_heartbeat_ms", c.tree_heartbeat_ms);
   field("tree_heartbeat_misses", c.tree_heartbeat_misses);
+  field("recording_quota_per_user", c.recording_quota_per_user);
+  field("recording_quota_total", c.recording_quota_total);
+  field("recording_max_age_days", c.recording_max_age_days);
   out << "help=" << parsed.show_help << ";version=" << parsed.show_version;
   return out.str();
 }
@@ -67,6 +70,7 @@ std::string goodValueFor(const Flag& flag) {
   if (flag.range) return std::to_string(flag.range->high);
   if (flag.name == "--log-level") return "debug";
   if (flag.name == "--listen") return "10.0.0.1:7400";
+  if (flag.name.starts_with("--recording-quota")) return "3GiB";
   return "node1";
 }
 
@@ -139,7 +143,7 @@ TEST(DaemonFlagTable, NumericFlagsKeepToTheirRange) {
                                    std::string("-1"), std::string(" 5")})
       EXPECT_EQ(refusal({name, bad}), message(bad));
   }
-  EXPECT_EQ(numeric, 7);
+  EXPECT_EQ(numeric, 8);
 }
 
 TEST(DaemonFlagTable, EqualsFormSetsWhatTheTwoWordFormSets) {

@@ -55,7 +55,8 @@ TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGra
   EXPECT_FALSE(ended->live);
   EXPECT_EQ(ended->tasks, 4u);
   EXPECT_EQ(ended->edges, 2u);
-  EXPECT_EQ(ended->recording.filename(), "session-1-pid42.nkrec");
+  EXPECT_EQ(ended->recording.filename(), "session-1-pid42-uid1000.nkrec");
+  EXPECT_EQ(ended->recording_stopped, "");
   auto reader = RecordingReader::open(ended->recording);
   ASSERT_TRUE(reader.ok());
   int frames = 0;
@@ -77,6 +78,125 @@ TEST_F(SessionRegistryTest, UsersSeeTheirOwnSessions) {
   ASSERT_EQ(mine.size(), 2u);
   EXPECT_EQ(mine[0].program, "a");
   EXPECT_EQ(mine[1].program, "c");
+}
+
+// A registry with small limits, a clock the test moves and the lines it logs.
+class QuotaTest : public SessionRegistryTest {
+ protected:
+  SessionRegistry::Options options(uint64_t per_user, uint64_t total) {
+    SessionRegistry::Options o;
+    o.limits = {per_user, total, std::chrono::hours(24)};
+    o.clock = [this] { return now_; };
+    o.log_info = [this](const std::string& line) { infos_.push_back(line); };
+    o.log_warning = [this](const std::string& line) { warnings_.push_back(line); };
+    return o;
+  }
+  static uint64_t directoryBytes(const fs::path& dir) {
+    uint64_t bytes = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) bytes += entry.file_size();
+    return bytes;
+  }
+
+  RecordingStore::Clock::time_point now_ = RecordingStore::Clock::now();
+  std::vector<std::string> infos_, warnings_;
+  const std::string frame_ = std::string(88, 'f');  // 100 bytes with its frame header
+  std::span<const std::byte> bytes_ = std::as_bytes(std::span(frame_.data(), frame_.size()));
+};
+
+TEST_F(QuotaTest, ALiveSessionAtItsQuotaStopsRecordingAndItsGraphGoesOn) {
+  SessionRegistry registry(dir_ / "recordings", options(16 + 3 * 100 + 50, 1 << 20));
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(registry.append(*id, bytes_, twoTasks(1 + 2 * i)).ok()) << i;
+  auto info = registry.info(*id);
+  ASSERT_TRUE(info);
+  EXPECT_TRUE(info->live);
+  EXPECT_EQ(info->tasks, 20u);  // the graph took every batch
+  EXPECT_EQ(info->recording_stopped, "stopped: uid 1000's live recordings reached their quota of 366 bytes");
+  ASSERT_EQ(warnings_.size(), 1u);  // once, not per batch
+  EXPECT_NE(warnings_[0].find("task session 1 (pid 42, uid 1000) stopped recording"), std::string::npos) << warnings_[0];
+  // What was recorded before stays whole and readable.
+  EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * 100);
+  auto reader = RecordingReader::open(info->recording);
+  ASSERT_TRUE(reader.ok());
+  int frames = 0;
+  while (reader->next()) ++frames;
+  EXPECT_EQ(frames, 3);
+  EXPECT_EQ(reader->stopReason(), "");
+  registry.close(*id);
+  EXPECT_EQ(registry.info(*id)->recording_stopped, info->recording_stopped);
+}
+
+TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
+  const uint64_t quota = 2 * (16 + 3 * 100);
+  SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
+  std::vector<uint64_t> ids;
+  for (int run = 0; run < 5; ++run) {
+    auto id = registry.open(100 + run, 1000, "prog");
+    ASSERT_TRUE(id.ok());
+    ids.push_back(*id);
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(registry.append(*id, bytes_, twoTasks(1 + 2 * i)).ok());
+    EXPECT_LE(directoryBytes(dir_ / "recordings"), quota) << run;
+    registry.close(*id);
+    now_ += std::chrono::seconds(1);
+  }
+  // Room for two: the three oldest went, the newest two are whole.
+  for (int run = 0; run < 5; ++run) {
+    auto info = registry.info(ids[run]);
+    ASSERT_TRUE(info);
+    if (run < 3) {
+      EXPECT_TRUE(info->recording.empty()) << run;
+      EXPECT_EQ(info->recording_stopped, "removed: uid 1000's recordings over their quota of 632 bytes") << run;
+    } else {
+      EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * 100) << run;
+      EXPECT_EQ(info->recording_stopped, "") << run;
+    }
+  }
+  EXPECT_TRUE(warnings_.empty());
+  ASSERT_FALSE(infos_.empty());
+  EXPECT_NE(infos_[0].find("removed 1 ended task recording (316 bytes)"), std::string::npos) << infos_[0];
+  // Another user's recordings are not theirs to spend.
+  auto other = registry.open(7, 1001, "other");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(registry.info(*other)->recording.empty());
+  EXPECT_FALSE(registry.info(ids[4])->recording.empty());
+}
+
+TEST_F(QuotaTest, EndedRecordingsPastTheirAgeGoAtTheNextSweep) {
+  SessionRegistry registry(dir_ / "recordings", options(1 << 20, 1 << 20));
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(registry.append(*id, bytes_, twoTasks(1)).ok());
+  registry.close(*id);
+  fs::path file = registry.info(*id)->recording;
+  registry.sweepIfDue();
+  EXPECT_TRUE(fs::exists(file));
+  now_ += std::chrono::hours(25);
+  registry.sweepIfDue();
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_EQ(registry.info(*id)->recording_stopped, "removed: ended more than 1 day ago");
+  // A new registry (the daemon restarted) goes on from the last session id.
+  auto kept = registry.open(43, 1000, "prog");
+  ASSERT_TRUE(kept.ok());
+  registry.close(*kept);
+  SessionRegistry restarted(dir_ / "recordings", options(1 << 20, 1 << 20));
+  auto next = restarted.open(44, 1000, "prog");
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(*next, *kept + 1);
+}
+
+TEST_F(QuotaTest, ASessionOpenedOverTheQuotaRunsUnrecorded) {
+  SessionRegistry registry(dir_ / "recordings", options(100, 1 << 20));
+  auto first = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(registry.append(*first, bytes_.first(60), twoTasks(1)).ok());  // 16 + 72 of 100
+  auto second = registry.open(43, 1000, "prog");  // the first is live: nothing to remove
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(registry.append(*second, bytes_, twoTasks(1)).ok());
+  auto info = registry.info(*second);
+  EXPECT_TRUE(info->recording.empty());
+  EXPECT_EQ(info->tasks, 2u);
+  EXPECT_EQ(info->recording_stopped, "not recorded: uid 1000's live recordings reached their quota of 100 bytes");
 }
 
 }  // namespace
