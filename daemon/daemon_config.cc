@@ -185,12 +185,18 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       status = needInteger(config.tree_heartbeat_ms, 10, 60000);
     } else if (name == "tree_heartbeat_misses") {
       status = needInteger(config.tree_heartbeat_misses, 1, 100);
+    } else if (name == "peer_cert") {
+      status = needString(config.peer_cert);
+    } else if (name == "peer_key") {
+      status = needString(config.peer_key);
+    } else if (name == "peer_ca") {
+      status = needString(config.peer_ca);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, emulate_ignore_host_load, profile, sysfs_root, log_level, "
                                "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s, "
                                "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
-                               "tree_heartbeat_misses)");
+                               "tree_heartbeat_misses, peer_cert, peer_key, peer_ca)");
     }
     if (!status) return status.error();
   }
@@ -229,6 +235,9 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(fault_tree_fan_out, over.fault_tree_fan_out);
   take(tree_heartbeat_ms, over.tree_heartbeat_ms);
   take(tree_heartbeat_misses, over.tree_heartbeat_misses);
+  take(peer_cert, over.peer_cert);
+  take(peer_key, over.peer_key);
+  take(peer_ca, over.peer_ca);
 }
 
 }  // namespace nk

@@ -55,6 +55,9 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("fault_tree_fan_out", c.fault_tree_fan_out);
   field("tree_heartbeat_ms", c.tree_heartbeat_ms);
   field("tree_heartbeat_misses", c.tree_heartbeat_misses);
+  field("peer_cert", c.peer_cert);
+  field("peer_key", c.peer_key);
+  field("peer_ca", c.peer_ca);
   out << "help=" << parsed.show_help << ";version=" << parsed.show_version;
   return out.str();
 }
