@@ -179,13 +179,15 @@ class PeerTlsTest : public ::testing::Test {
     return grpc::CreateChannel(addresses_[i], grpc::InsecureChannelCredentials());
   }
 
-  static grpc::Status probe(const std::shared_ptr<grpc::Channel>& channel, v1::ProbeResponse* reply) {
+  static grpc::Status probe(const std::shared_ptr<grpc::Channel>& channel, v1::ProbeResponse* reply,
+                            const std::string& token = "") {
     auto stub = v1::FaultTreeService::NewStub(channel);
     v1::ProbeRequest request;
     request.set_job_id(kJob);
     request.set_node("n1");
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 5s);
+    if (!token.empty()) context.AddMetadata("x-nodekeeper-peer-token", token);
     return stub->ResponseProbe(&context, request, reply);
   }
   static grpc::Status heartbeat(const std::shared_ptr<grpc::Channel>& channel) {
@@ -383,6 +385,30 @@ TEST_F(PeerTlsTest, EachSideRefusesTheOthersCa) {
             grpc::StatusCode::OK);
   EXPECT_EQ(heartbeat(tlsChannel(1, roguePki() / "ca.pem", roguePki() / "n3.pem", roguePki() / "n3.key"))
                 .error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+}
+
+// The token is an option inside TLS: a daemon that has one asks it of
+// callers the handshake let in.
+TEST_F(PeerTlsTest, InsideTlsTheTokenIsStillChecked) {
+  const std::string token = "a-token-of-thirty-two-characters-long";
+  std::ofstream(dir_ / "token") << token << "\n";
+  ::chmod((dir_ / "token").c_str(), 0600);
+  ASSERT_NO_FATAL_FAILURE(startCluster(1, [&](int i) {
+    auto flags = tlsFlags(i, pki());
+    flags.insert(flags.end(), {"--peer-token", (dir_ / "token").string()});
+    return flags;
+  }));
+  EXPECT_TRUE(contains(node(1).lastError(), "(mutual TLS and the peer token required)")) << node(1).lastError();
+  auto site = siteChannel(1, 2);
+  v1::ProbeResponse reply;
+  EXPECT_EQ(probe(site, &reply).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(probe(site, &reply, "not-the-token-at-all-0123456789").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  grpc::Status right = probe(site, &reply, token);
+  ASSERT_TRUE(right.ok()) << right.error_message();
+  EXPECT_TRUE(reply.alive());
+  // The token without a certificate does not get past the handshake.
+  EXPECT_EQ(probe(tlsChannel(1, pki() / "ca.pem", {}, {}), &reply, token).error_code(),
             grpc::StatusCode::UNAVAILABLE);
 }
 
