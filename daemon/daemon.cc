@@ -19,7 +19,9 @@
 #include "api/fault_tree_service_impl.h"
 #include "api/faults_service_impl.h"
 #include "api/grpc_peer_network.h"
+#include "api/peer_listener.h"
 #include "api/peer_token.h"
+#include "api/peer_transport.h"
 #include "api/node_service_impl.h"
 #include "apps/app_registry.h"
 #include "apps/energy_manager.h"
@@ -192,6 +194,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   // The peer token and the fault rules first: a bad file stops the start
   // before anything is touched.
   if (Status s = daemon->loadPeerToken(); !s) return s.error();
+  if (Status s = daemon->loadPeerTls(); !s) return s.error();
   auto rules = loadFaultRules(options.fault_rules_file);
   if (!rules) return rules.error();
   Logger::info("fault rules: " + std::to_string((*rules)->rules.size()) + " rules from " + (*rules)->source,
@@ -217,6 +220,24 @@ Status Daemon::loadPeerToken() {
   auto token = PeerToken::load(options_.peer_token_file);
   if (!token) return token.error();
   *peer_token_ = std::move(*token);
+  return {};
+}
+
+// The certificate, key and CA of mutual TLS, read and checked once; without
+// them peer traffic is in clear, which the log says where there is any.
+Status Daemon::loadPeerTls() {
+  if (!options_.peerTls()) {
+    peer_transport_ = std::make_shared<const PeerTransport>();
+    if (!options_.listen_address.empty() || !options_.peer_token_file.empty())
+      Logger::warning("peer traffic is in clear: the peer token and the fault tree's messages cross the network "
+                      "readable and replayable; give --peer-cert, --peer-key and --peer-ca for mutual TLS");
+    return {};
+  }
+  auto files = PeerTlsFiles::load({options_.peer_cert_file, options_.peer_key_file, options_.peer_ca_file});
+  if (!files) return files.error();
+  peer_transport_ = std::make_shared<const PeerTransport>(std::move(*files));
+  Logger::info("peers over mutual TLS: " + peer_transport_->describe(),
+               {{"PEER_CERT", options_.peer_cert_file.string()}, {"PEER_CA", options_.peer_ca_file.string()}});
   return {};
 }
 
@@ -369,6 +390,7 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   peers.heartbeat_deadline = std::chrono::milliseconds(options_.tree_heartbeat_ms);
   peers.delay_factor = [scheduling_delay] { return scheduling_delay->factor(); };
   peers.sender_delay_factor = [scheduling_delay] { return scheduling_delay->threadFactor(); };
+  peers.transport = peer_transport_;
   peer_network_ = std::make_unique<GrpcPeerNetwork>(*peer_token_, peers);
   fault_reports_ = std::make_unique<FaultReportLog>();
   FaultTreeCoordinator::Options tree;
@@ -425,18 +447,20 @@ Status Daemon::startPeerListener() {
   if (options_.listen_address.empty()) return {};
   // A service serves one server: the TCP one gets its own.
   peer_service_ = std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_);
-  grpc::ServerBuilder builder;
-  // Another daemon on the same address must be an error, not a silent
-  // second listener sharing the port.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  int port = 0;
-  builder.AddListeningPort(options_.listen_address, grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(peer_service_.get());
-  peer_server_ = builder.BuildAndStart();
-  if (!peer_server_ || port == 0)
-    return unavailable("cannot listen on " + options_.listen_address +
-                       " for peer daemons (address in use, or not one of this host's?)");
-  Logger::info("serving the fault tree to peers on " + options_.listen_address + " (peer token required)",
+  auto server = PeerListener::start(options_.listen_address, *peer_service_, *peer_transport_);
+  if (!server) return server.error();
+  peer_server_ = std::move(*server);
+  if (PeerListener::listensOnEveryInterface(options_.listen_address))
+    Logger::warning("--listen " + options_.listen_address +
+                        " takes peer calls on every interface of this host, from every network it is on; name the "
+                        "address of the cluster's network instead (e.g. 10.1.0.7:7400)",
+                    {{"LISTEN", options_.listen_address}});
+  std::string how;
+  if (peer_transport_->mutualTls())
+    how = peer_token_->configured() ? "mutual TLS and the peer token required" : "mutual TLS required";
+  else
+    how = "peer token required, in clear; no health or reflection on TCP";
+  Logger::info("serving the fault tree to peers on " + options_.listen_address + " (" + how + ")",
                {{"LISTEN", options_.listen_address}, {"NODE_NAME", node_name_}});
   return {};
 }

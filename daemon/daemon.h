@@ -23,6 +23,7 @@ class SessionRegistry;
 class JobRegistry;
 class SymptomStore;
 class PeerToken;
+class PeerTransport;
 class GrpcPeerNetwork;
 class FaultReportLog;
 class FaultTreeCoordinator;
@@ -55,6 +56,7 @@ class Daemon {
  private:
   // The steps of start(), in their order (openNode starts the emulated node).
   Status loadPeerToken();
+  Status loadPeerTls();
   Status openNode();
   Result<NodeTopology> startEmulatedNode();
   void restoreControlsLeftSaved();
@@ -84,6 +86,7 @@ class Daemon {
   std::unique_ptr<JobRegistry> jobs_;
   std::unique_ptr<SymptomStore> symptoms_;
   std::unique_ptr<PeerToken> peer_token_;
+  std::shared_ptr<const PeerTransport> peer_transport_;
   std::unique_ptr<GrpcPeerNetwork> peer_network_;
   std::unique_ptr<FaultReportLog> fault_reports_;
   std::unique_ptr<FaultTreeCoordinator> fault_tree_;

@@ -218,12 +218,19 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       else status = invalidArgument(at + ": " + name + " " + bytes.error().message);
     } else if (name == "recording_max_age_days") {
       status = needInteger(config.recording_max_age_days, 1, 3650);
+    } else if (name == "peer_cert") {
+      status = needString(config.peer_cert);
+    } else if (name == "peer_key") {
+      status = needString(config.peer_key);
+    } else if (name == "peer_ca") {
+      status = needString(config.peer_ca);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, emulate_ignore_host_load, profile, sysfs_root, log_level, "
                                "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s, "
                                "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
-                               "tree_heartbeat_misses, recording_quota_per_user, recording_quota_total, recording_max_age_days)");
+                               "tree_heartbeat_misses, recording_quota_per_user, recording_quota_total, "
+                               "recording_max_age_days, peer_cert, peer_key, peer_ca)");
     }
     if (!status) return status.error();
   }
@@ -270,6 +277,9 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(recording_quota_per_user, over.recording_quota_per_user);
   take(recording_quota_total, over.recording_quota_total);
   take(recording_max_age_days, over.recording_max_age_days);
+  take(peer_cert, over.peer_cert);
+  take(peer_key, over.peer_key);
+  take(peer_ca, over.peer_ca);
 }
 
 }  // namespace nk

@@ -37,6 +37,11 @@ struct DaemonConfig {
   std::optional<uint64_t> recording_quota_per_user;
   std::optional<uint64_t> recording_quota_total;
   std::optional<uint32_t> recording_max_age_days;
+  // Mutual TLS between peer daemons: this node's certificate and key, and
+  // the CA its peers' certificates must chain to (all three, or none).
+  std::optional<std::string> peer_cert;
+  std::optional<std::string> peer_key;
+  std::optional<std::string> peer_ca;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);

@@ -29,6 +29,7 @@ auto quota(std::optional<uint64_t> DaemonConfig::*field) {
     return {};
   };
 }
+constexpr std::string_view kPeerTls = "Mutual TLS between peer daemons";
 
 // A string taken as it is.
 auto text(std::optional<std::string> DaemonConfig::*field) {
@@ -181,7 +182,7 @@ const std::vector<Flag>& table() {
        .section = kFaultTree,
        .help = "serve the daemon-to-daemon fault tree service on TCP,\n"
                "e.g. 10.1.0.7:7400, [fd00::7]:7400 or node007:7400\n"
-               "(default: off); needs --peer-token",
+               "(default: off); needs --peer-token or --peer-cert",
        .set = checked(&DaemonConfig::listen, checkListenAddress)},
       {.name = "--peer-token",
        .value = Value::kRequired,
@@ -243,6 +244,28 @@ const std::vector<Flag>& table() {
        .help = "days an ended recording is kept (default 7, 1..3650)",
        .range = Range{1, 3650},
        .set = number(&DaemonConfig::recording_max_age_days)},
+      {.name = "--peer-cert",
+       .value = Value::kRequired,
+       .value_name = "FILE",
+       .section = kPeerTls,
+       .help = "this node's certificate (PEM); with --peer-key and\n"
+               "--peer-ca, peers talk over mutual TLS (default: in\n"
+               "clear, with a warning)",
+       .set = text(&DaemonConfig::peer_cert)},
+      {.name = "--peer-key",
+       .value = Value::kRequired,
+       .value_name = "FILE",
+       .section = kPeerTls,
+       .help = "the certificate's private key (PEM, unencrypted,\n"
+               "not readable by other users)",
+       .set = text(&DaemonConfig::peer_key)},
+      {.name = "--peer-ca",
+       .value = Value::kRequired,
+       .value_name = "FILE",
+       .section = kPeerTls,
+       .help = "the CA certificates (PEM) a peer's certificate must\n"
+               "chain to; others are refused in the handshake",
+       .set = text(&DaemonConfig::peer_ca)},
   };
   return flags;
 }

@@ -57,6 +57,9 @@ Status takeSettings(const DaemonConfig& merged, DaemonOptions& options) {
   if (merged.recording_quota_total) options.recording_limits.total_bytes = *merged.recording_quota_total;
   if (merged.recording_max_age_days)
     options.recording_limits.max_age = std::chrono::hours(24) * *merged.recording_max_age_days;
+  if (merged.peer_cert) options.peer_cert_file = *merged.peer_cert;
+  if (merged.peer_key) options.peer_key_file = *merged.peer_key;
+  if (merged.peer_ca) options.peer_ca_file = *merged.peer_ca;
   return {};
 }
 
@@ -68,10 +71,27 @@ Status checkCombinations(const DaemonOptions& options, const DaemonConfig& flags
   if (options.emulate_ignore_host_load && !options.emulate)
     return invalidArgument("--emulate-ignore-host-load needs --emulate: only an emulated node's cores follow host load");
   // A token without --listen is fine: the daemon still sends it to peers.
-  if (!options.listen_address.empty() && options.peer_token_file.empty()) {
-    if (flags.listen) return invalidArgument("--listen needs --peer-token FILE: peers must authenticate");
+  // Mutual TLS authenticates peers by itself; the token is then an option.
+  if (!options.listen_address.empty() && options.peer_token_file.empty() && !options.peerTls()) {
+    if (flags.listen)
+      return invalidArgument("--listen needs --peer-token FILE or mutual TLS (--peer-cert, --peer-key, --peer-ca): "
+                             "peers must authenticate");
     return invalidArgument("listen in " + options.config_path.string() +
-                           " needs peer_token there or --peer-token FILE: peers must authenticate");
+                           " needs peer_token there, --peer-token FILE or mutual TLS (peer_cert, peer_key, peer_ca): "
+                           "peers must authenticate");
+  }
+  const bool cert = !options.peer_cert_file.empty(), key = !options.peer_key_file.empty(),
+             ca = !options.peer_ca_file.empty();
+  if ((cert || key || ca) && !(cert && key && ca)) {
+    std::string missing;
+    auto need = [&](bool given, const char* flag, const char* config_key) {
+      if (!given) missing += std::string(missing.empty() ? "" : ", ") + flag + " (" + config_key + ")";
+    };
+    need(cert, "--peer-cert", "peer_cert");
+    need(key, "--peer-key", "peer_key");
+    need(ca, "--peer-ca", "peer_ca");
+    return invalidArgument("mutual TLS needs this node's certificate, its key and the peers' CA together; missing " +
+                           missing);
   }
   return {};
 }

@@ -55,6 +55,11 @@ struct DaemonOptions {
   RecordingLimits recording_limits;
   bool show_help = false;
   bool show_version = false;
+  // Mutual TLS between peer daemons (all three, or none: in clear).
+  std::filesystem::path peer_cert_file;
+  std::filesystem::path peer_key_file;
+  std::filesystem::path peer_ca_file;
+  bool peerTls() const { return !peer_cert_file.empty(); }
 
   static Result<DaemonOptions> fromCommandLine(std::span<const char* const> args);
   static std::string helpText();

@@ -61,7 +61,9 @@ std::shared_ptr<grpc::Channel> GrpcPeerNetwork::channelTo(const std::string& end
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 50);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  auto channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+  auto credentials =
+      options_.transport ? options_.transport->channelCredentials(endpoint) : grpc::InsecureChannelCredentials();
+  auto channel = grpc::CreateCustomChannel(endpoint, credentials, args);
   channels_.emplace(endpoint, channel);
   return channel;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/peer_token.h"
+#include "api/peer_transport.h"
 #include "faults/peer_network.h"
 #include "faults/prober.h"
 
@@ -21,8 +22,9 @@ class Channel;
 namespace nk {
 
 // The fault tree's messages and probes, and the progress of a job's ranks,
-// as FaultTreeService calls to other daemons, over TCP ("host:port") or a
-// Unix socket ("unix:PATH"), each with the peer token and its own deadline.
+// as FaultTreeService calls to other daemons, over TCP ("host:port", in
+// mutual TLS when the transport says so) or a Unix socket ("unix:PATH"),
+// each with the peer token (if any) and its own deadline.
 // Nodes are found by name in the endpoints the jobs' node lists gave (the
 // latest wins).
 class GrpcPeerNetwork final : public PeerNetwork, public Prober {
@@ -38,6 +40,8 @@ class GrpcPeerNetwork final : public PeerNetwork, public Prober {
     // of the thread that sends it (SchedulingDelay's threadFactor), since
     // the receiver's timeout is about that thread. Null: delay_factor.
     std::function<double()> sender_delay_factor;
+    // TLS or clear for TCP channels; null: in clear.
+    std::shared_ptr<const PeerTransport> transport;
   };
 
   GrpcPeerNetwork(PeerToken token, Options options) : token_(std::move(token)), options_(std::move(options)) {}

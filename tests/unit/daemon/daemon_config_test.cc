@@ -128,7 +128,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 22);
+  EXPECT_EQ(settings, 25);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -442,7 +442,9 @@ TEST(DaemonOptions, RejectsFaultTreeNumbersOutOfRange) {
 }
 
 TEST(DaemonOptions, ListenNeedsAPeerToken) {
-  EXPECT_EQ(flagRefusal({"--listen", "10.0.0.1:7400"}), "--listen needs --peer-token FILE: peers must authenticate");
+  EXPECT_EQ(flagRefusal({"--listen", "10.0.0.1:7400"}),
+            "--listen needs --peer-token FILE or mutual TLS (--peer-cert, --peer-key, --peer-ca): peers must "
+            "authenticate");
   // A token without --listen: the daemon still sends it to peers.
   EXPECT_EQ(flagRefusal({"--peer-token", "/etc/nk/token"}), "(accepted)");
   EXPECT_EQ(flagRefusal({"--listen", "10.0.0.1:7400", "--peer-token", "/etc/nk/token"}), "(accepted)");
@@ -455,7 +457,9 @@ TEST(DaemonOptions, ListenNeedsAPeerToken) {
   auto refused = DaemonOptions::fromCommandLine(no_token);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
-            "listen in " + path + " needs peer_token there or --peer-token FILE: peers must authenticate");
+            "listen in " + path +
+                " needs peer_token there, --peer-token FILE or mutual TLS (peer_cert, peer_key, peer_ca): peers must "
+                "authenticate");
   const char* token_flag[] = {"nodekeeperd", "--config", path.c_str(), "--peer-token", "/t"};
   EXPECT_TRUE(DaemonOptions::fromCommandLine(token_flag).ok());
   TempConfig token_only("peer_token = \"/t\"\n");
@@ -520,6 +524,78 @@ TEST(DaemonOptions, RejectsBadRecordingQuotas) {
   EXPECT_TRUE(contains(type, "recording_quota_per_user must be a size such as \"2GiB\" or a number of bytes")) << type;
   std::string age = fileRefusal("recording_max_age_days = 4000\n");
   EXPECT_TRUE(contains(age, "recording_max_age_days must be between 1 and 3650, not 4000")) << age;
+// Mutual TLS between peers: three files, all or none, from the config file,
+// the flags or both; with them, --listen needs no token.
+TEST(DaemonConfig, PeerTlsKeys) {
+  auto config = DaemonConfig::parse("peer_cert = \"/etc/nk/n1.pem\"\npeer_key = \"/etc/nk/n1.key\"\n"
+                                    "peer_ca = \"/etc/nk/ca.pem\"\n",
+                                    "t.toml");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(*config->peer_cert, "/etc/nk/n1.pem");
+  EXPECT_EQ(*config->peer_key, "/etc/nk/n1.key");
+  EXPECT_EQ(*config->peer_ca, "/etc/nk/ca.pem");
+  for (const char* key : {"peer_cert", "peer_key", "peer_ca"}) {
+    EXPECT_TRUE(contains(fileRefusal(std::string(key) + " = 7\n"), std::string("'") + key + "' must be a string"));
+    EXPECT_TRUE(contains(fileRefusal(std::string(key) + " = \"\"\n"), std::string("'") + key + "' must not be empty"));
+  }
+  EXPECT_TRUE(contains(fileRefusal("peer_crt = \"/x\"\n"), "peer_cert, peer_key, peer_ca)"));
+  DaemonOptions defaults;
+  EXPECT_FALSE(defaults.peerTls());
+}
+
+TEST(DaemonOptions, PeerTlsFlagsAndFileTogether) {
+  const char* flags[] = {"nodekeeperd", "--config", "/dev/null", "--peer-cert", "/f/n1.pem", "--peer-key",
+                         "/f/n1.key",   "--peer-ca", "/f/ca.pem"};
+  auto options = DaemonOptions::fromCommandLine(flags);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_TRUE(options->peerTls());
+  EXPECT_EQ(options->peer_cert_file, "/f/n1.pem");
+  EXPECT_EQ(options->peer_key_file, "/f/n1.key");
+  EXPECT_EQ(options->peer_ca_file, "/f/ca.pem");
+
+  // Half from the file, half from the flags; a flag beats the file.
+  TempConfig file("peer_cert = \"/c/n1.pem\"\npeer_key = \"/c/n1.key\"\npeer_ca = \"/c/ca.pem\"\n");
+  std::string path = file.path();
+  const char* mixed[] = {"nodekeeperd", "--config", path.c_str(), "--peer-key", "/f/other.key"};
+  auto merged = DaemonOptions::fromCommandLine(mixed);
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  EXPECT_EQ(merged->peer_cert_file, "/c/n1.pem");
+  EXPECT_EQ(merged->peer_key_file, "/f/other.key");
+  EXPECT_EQ(merged->peer_ca_file, "/c/ca.pem");
+}
+
+TEST(DaemonOptions, PeerTlsNeedsAllThreeFiles) {
+  const std::string prefix = "mutual TLS needs this node's certificate, its key and the peers' CA together; missing ";
+  EXPECT_EQ(flagRefusal({"--peer-cert", "/c.pem"}), prefix + "--peer-key (peer_key), --peer-ca (peer_ca)");
+  EXPECT_EQ(flagRefusal({"--peer-cert", "/c.pem", "--peer-key", "/k"}), prefix + "--peer-ca (peer_ca)");
+  EXPECT_EQ(flagRefusal({"--peer-ca", "/ca.pem"}), prefix + "--peer-cert (peer_cert), --peer-key (peer_key)");
+  TempConfig key_only("peer_key = \"/k\"\n");
+  std::string path = key_only.path();
+  const char* from_file[] = {"nodekeeperd", "--config", path.c_str()};
+  auto refused = DaemonOptions::fromCommandLine(from_file);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, prefix + "--peer-cert (peer_cert), --peer-ca (peer_ca)");
+  for (const char* flag : {"--peer-cert", "--peer-key", "--peer-ca"})
+    EXPECT_EQ(flagRefusal({flag}), std::string(flag) + " needs a value");
+}
+
+TEST(DaemonOptions, ListenOverMutualTlsNeedsNoToken) {
+  EXPECT_EQ(flagRefusal({"--listen", "10.0.0.1:7400", "--peer-cert", "/c.pem", "--peer-key", "/k", "--peer-ca",
+                         "/ca.pem"}),
+            "(accepted)");
+  // The token may still be asked for inside TLS.
+  EXPECT_EQ(flagRefusal({"--listen", "10.0.0.1:7400", "--peer-token", "/t", "--peer-cert", "/c.pem", "--peer-key",
+                         "/k", "--peer-ca", "/ca.pem"}),
+            "(accepted)");
+  // Half a TLS setting is no authentication.
+  EXPECT_TRUE(contains(flagRefusal({"--listen", "10.0.0.1:7400", "--peer-cert", "/c.pem"}), "missing --peer-key"));
+}
+
+TEST(DaemonOptions, HelpExplainsThePeerTlsFlags) {
+  std::string help = DaemonOptions::helpText();
+  EXPECT_TRUE(contains(help, "Mutual TLS between peer daemons:"));
+  for (const char* flag : {"--peer-cert FILE", "--peer-key FILE", "--peer-ca FILE"})
+    EXPECT_TRUE(contains(help, flag)) << flag;
 }
 
 }  // namespace

@@ -58,6 +58,9 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("recording_quota_per_user", c.recording_quota_per_user);
   field("recording_quota_total", c.recording_quota_total);
   field("recording_max_age_days", c.recording_max_age_days);
+  field("peer_cert", c.peer_cert);
+  field("peer_key", c.peer_key);
+  field("peer_ca", c.peer_ca);
   out << "help=" << parsed.show_help << ";version=" << parsed.show_version;
   return out.str();
 }

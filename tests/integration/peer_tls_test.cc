@@ -1,0 +1,488 @@
+// Peers with identity and privacy (issue 18, item 4): real nodekeeperd as
+// emulated nodes n1..n4 on loopback addresses of their own, talking over
+// mutual TLS with certificates that tools/make-peer-certs makes in the
+// test's directory. A fault tree over TLS localises a killed node; a peer
+// with a certificate of another CA, with none, or in clear is refused in
+// the handshake and changes nothing; a daemon in clear serves no health or
+// reflection on TCP and says its traffic is in clear.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nodekeeper/v1/faults.grpc.pb.h"
+#include "protos/health.grpc.pb.h"
+#include "protos/reflection.grpc.pb.h"
+#include "testlib/daemon_process.h"
+#include "testlib/files.h"
+#include "testlib/mpi_job.h"
+#include "testlib/processes.h"
+#include "testlib/run_program.h"
+#include "testlib/tcp_address.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
+
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+using Json = nlohmann::json;
+
+namespace nk::test {
+namespace {
+
+constexpr const char* kJob = "tlsjob";
+constexpr const char* kDown = "response probe: 0 of 3 attempts answered";
+
+std::string nodeName(int i) { return "n" + std::to_string(i); }
+
+class PeerTlsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device random;
+    // 127.0.0.(base+1) .. (base+4): base one of 20, 30, .., 200.
+    base_ = 20 + 10 * static_cast<int>(random() % 19);
+    port_ = 20000 + static_cast<int>((getpid() + 4111) % 20000);
+    // The site's CA and a certificate per node, and a second CA with
+    // certificates for the same names and addresses: a stranger's.
+    for (const auto& [dir, ca] : {std::pair{pki(), "site CA"}, std::pair{roguePki(), "rogue CA"}}) {
+      std::vector<std::string> argv = {envOr("NK_MAKE_PEER_CERTS"), "--dir", dir.string(), "--ca-name", ca};
+      for (int i = 1; i <= 4; ++i) argv.push_back(nodeName(i) + "=" + ip(i));
+      ProcessResult made = runProgram(argv, std::nullopt, 60s);
+      ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+    }
+  }
+
+  void TearDown() override {
+    job_.kill();
+    for (pid_t p : rank_pids_)
+      if (p > 0 && cmdlineOf(p).find("mpi_check") != std::string::npos) ::kill(p, SIGKILL);
+    for (auto& node : nodes_)
+      if (node) node->kill9();
+  }
+
+  static bool haveMpi() { return !envOr("NK_MPI_CHECK").empty() && !envOr("NK_PMPI_LIB").empty(); }
+  std::filesystem::path pki() const { return dir_ / "pki"; }
+  std::filesystem::path roguePki() const { return dir_ / "rogue"; }
+  std::string ip(int i) const { return "127.0.0." + std::to_string(base_ + i); }
+  std::filesystem::path nodeDir(int i) const { return dir_ / ("s" + std::to_string(i)); }
+  DaemonProcess& node(int i) { return *nodes_[i]; }
+
+  // This node's TLS flags: its certificate and key from `site`, the site's CA.
+  std::vector<std::string> tlsFlags(int i, const std::filesystem::path& site) const {
+    return {"--peer-cert", (site / (nodeName(i) + ".pem")).string(), "--peer-key",
+            (site / (nodeName(i) + ".key")).string(), "--peer-ca", (site / "ca.pem").string()};
+  }
+
+  // Daemons n1..n<count>, each on its own address with `flags(i)` after
+  // its name and address; a port that is taken is passed over.
+  void startCluster(int count, const std::function<std::vector<std::string>(int)>& flags) {
+    nodes_.clear();
+    nodes_.resize(count + 1);
+    addresses_.assign(count + 1, "");
+    for (int i = 1; i <= count; ++i) {
+      nodes_[i] = std::make_unique<DaemonProcess>();
+      std::filesystem::create_directories(nodeDir(i));
+      bool started = false;
+      std::string errors;
+      for (int attempt = 0; attempt < 20 && !started; ++attempt) {
+        int port = port_ + attempt * 7;
+        if (!addressFree(ip(i), port)) continue;
+        addresses_[i] = ip(i) + ":" + std::to_string(port);
+        std::vector<std::string> argv = {"--node-name", nodeName(i), "--listen", addresses_[i]};
+        for (auto& flag : flags(i)) argv.push_back(flag);
+        started = nodes_[i]->start(nodeDir(i), argv);
+        if (!started) errors += nodes_[i]->lastError();
+      }
+      ASSERT_TRUE(started) << "daemon " << nodeName(i) << " did not start: " << errors;
+    }
+  }
+
+  std::vector<std::string> mpirun(const std::vector<std::string>& program) const {
+    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "--enable-recovery"};
+    for (size_t i = 1; i < nodes_.size(); ++i) {
+      if (i > 1) argv.push_back(":");
+      argv.insert(argv.end(), {"-np", "1", "-x", "NODEKEEPER_SOCKET=" + nodes_[i]->socket().string(), "-x",
+                               std::string("NODEKEEPER_JOB_ID=") + kJob, "-x", "LD_PRELOAD=" + envOr("NK_PMPI_LIB"),
+                               envOr("NK_MPI_CHECK")});
+      argv.insert(argv.end(), program.begin(), program.end());
+    }
+    return argv;
+  }
+
+  std::string treeLine() const {
+    return "job " + std::string(kJob) + ": fault tree of " + std::to_string(nodes_.size() - 1) + " nodes";
+  }
+
+  Json cliJson(int i, std::vector<std::string> args) {
+    std::vector<std::string> argv = {cliPath(), "--socket", node(i).socket().string(), "--json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult r = runProgram(argv, std::nullopt, 15s);
+    EXPECT_EQ(r.exit_code, 0) << "nodekeeper " << args[0] << " at " << nodeName(i) << ": " << r.out << r.err;
+    if (r.exit_code != 0) return Json();
+    Json parsed = Json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(parsed.is_discarded()) << r.out;
+    return parsed;
+  }
+
+  Json faults(int i) {
+    Json list = cliJson(i, {"faults"});
+    return list.is_array() ? list : Json::array();
+  }
+
+  std::optional<Json> waitForFault(int i, const std::string& about, std::chrono::milliseconds timeout = 15000ms) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      for (const auto& f : faults(i))
+        if (f.value("node", "") == about) return f;
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+
+  std::string logs() const {
+    std::string out;
+    for (size_t i = 1; i < nodes_.size(); ++i)
+      if (nodes_[i]) out += "--- " + nodeName(static_cast<int>(i)) + ":\n" + nodes_[i]->lastError();
+    return out;
+  }
+
+  // A channel to n<i>'s TCP port over TLS: trusting `ca`, presenting the
+  // certificate and key of `as` (none when empty).
+  std::shared_ptr<grpc::Channel> tlsChannel(int i, const std::filesystem::path& ca, const std::filesystem::path& cert,
+                                            const std::filesystem::path& key) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = readFile(ca);
+    if (!cert.empty()) {
+      options.pem_cert_chain = readFile(cert);
+      options.pem_private_key = readFile(key);
+    }
+    return grpc::CreateChannel(addresses_[i], grpc::SslCredentials(options));
+  }
+  std::shared_ptr<grpc::Channel> siteChannel(int i, int as) {
+    return tlsChannel(i, pki() / "ca.pem", pki() / (nodeName(as) + ".pem"), pki() / (nodeName(as) + ".key"));
+  }
+  std::shared_ptr<grpc::Channel> plainChannel(int i) {
+    return grpc::CreateChannel(addresses_[i], grpc::InsecureChannelCredentials());
+  }
+
+  static grpc::Status probe(const std::shared_ptr<grpc::Channel>& channel, v1::ProbeResponse* reply,
+                            const std::string& token = "") {
+    auto stub = v1::FaultTreeService::NewStub(channel);
+    v1::ProbeRequest request;
+    request.set_job_id(kJob);
+    request.set_node("n1");
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    if (!token.empty()) context.AddMetadata("x-nodekeeper-peer-token", token);
+    return stub->ResponseProbe(&context, request, reply);
+  }
+  static grpc::Status heartbeat(const std::shared_ptr<grpc::Channel>& channel) {
+    auto stub = v1::FaultTreeService::NewStub(channel);
+    v1::HeartbeatRequest request;
+    request.set_job_id(kJob);
+    request.set_node("n2");
+    v1::HeartbeatResponse reply;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    return stub->Heartbeat(&context, request, &reply);
+  }
+  // A fault about `about`, published at the callee as a tree's root would.
+  static grpc::Status publish(const std::shared_ptr<grpc::Channel>& channel, const std::string& about) {
+    auto stub = v1::FaultTreeService::NewStub(channel);
+    v1::FaultReport fault;
+    fault.set_job_id(kJob);
+    fault.set_kind(v1::FAULT_KIND_NODE_DOWN);
+    fault.set_node(about);
+    fault.add_ranks(3);
+    fault.set_localised_by("n2");
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    fault.set_first_symptom_ns(now);
+    fault.set_localised_ns(now);
+    fault.add_evidence("planted by a peer");
+    v1::PublishFaultResponse reply;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    return stub->PublishFault(&context, fault, &reply);
+  }
+  // The services reflection lists at `channel`, or the call's status.
+  static grpc::Status listServices(const std::shared_ptr<grpc::Channel>& channel, std::set<std::string>* names) {
+    auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    auto stream = reflection->ServerReflectionInfo(&context);
+    grpc::reflection::v1alpha::ServerReflectionRequest request;
+    request.set_list_services("");
+    stream->Write(request);
+    stream->WritesDone();
+    grpc::reflection::v1alpha::ServerReflectionResponse listing;
+    while (stream->Read(&listing))
+      for (const auto& service : listing.list_services_response().service()) names->insert(service.name());
+    return stream->Finish();
+  }
+  static grpc::Status health(const std::shared_ptr<grpc::Channel>& channel,
+                             grpc::health::v1::HealthCheckResponse* reply) {
+    auto stub = grpc::health::v1::Health::NewStub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    return stub->Check(&context, grpc::health::v1::HealthCheckRequest(), reply);
+  }
+
+  static bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  }
+
+  TempDir dir_{"peertls", TempDir::Access::kShared};
+  int base_ = 20, port_ = 20000;
+  std::vector<std::unique_ptr<DaemonProcess>> nodes_;  // [1..count]
+  std::vector<std::string> addresses_;
+  std::vector<pid_t> rank_pids_;
+  MpiJob job_;
+};
+
+// Four daemons with certificates of one CA and no token: the tree's
+// heartbeats and probes go over mutual TLS, no node is blamed while all
+// run, and a killed leaf (n4, below the root n1) is localised as node_down.
+TEST_F(PeerTlsTest, AFaultTreeOverMutualTlsLocalisesAKilledNode) {
+  if (!haveMpi()) GTEST_SKIP() << "no MPI programs built";
+  ASSERT_NO_FATAL_FAILURE(startCluster(4, [&](int i) { return tlsFlags(i, pki()); }));
+  for (int i = 1; i <= 4; ++i) {
+    const std::string log = node(i).lastError();
+    EXPECT_TRUE(contains(log, "serving the fault tree to peers on " + addresses_[i] + " (mutual TLS required)")) << log;
+    EXPECT_TRUE(contains(log, "peers over mutual TLS: this node is CN=" + nodeName(i) +
+                                  ", peers must chain to CN=site CA"))
+        << log;
+    EXPECT_FALSE(contains(log, "in clear")) << log;
+  }
+  ASSERT_TRUE(job_.start(mpirun({"hang", "600", "100"}), dir_ / "job.out", dir_ / "job.err"));
+  auto deadline = std::chrono::steady_clock::now() + 90s;
+  for (int i = 1; i <= 4; ++i) {
+    while (!contains(node(i).lastError(), treeLine())) {
+      ASSERT_TRUE(std::chrono::steady_clock::now() < deadline)
+          << nodeName(i) << " built no tree:\n" << logs() << "\nmpirun:\n" << job_.err();
+      ASSERT_EQ(job_.wait(0ms), -1) << "the job ended: " << job_.err();
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+  rank_pids_.assign(5, -1);
+  for (int i = 1; i <= 4; ++i) {
+    Json jobs = cliJson(i, {"jobs"});
+    ASSERT_TRUE(jobs.contains("jobs")) << jobs.dump();
+    for (const auto& j : jobs["jobs"])
+      if (j["job_id"] == kJob && j["ranks"].size() == 1) rank_pids_[i] = j["ranks"][0]["pid"].get<pid_t>();
+    ASSERT_GT(rank_pids_[i], 0) << nodeName(i) << ": " << jobs.dump();
+  }
+  // Heartbeats go round over TLS: while every node runs, none is blamed.
+  std::this_thread::sleep_for(2000ms);
+  ASSERT_EQ(faults(1), Json::array()) << logs();
+
+  node(4).kill9();
+  ::kill(rank_pids_[4], SIGKILL);
+  auto down = waitForFault(1, "n4");
+  ASSERT_TRUE(down) << faults(1).dump(2) << logs();
+  SCOPED_TRACE(down->dump(2));
+  EXPECT_EQ(down->value("kind", ""), "node_down");
+  EXPECT_EQ(down->value("localised_by", ""), "n1");
+  EXPECT_EQ(down->value("ranks", std::vector<uint32_t>{}), std::vector<uint32_t>{3});
+  std::string evidence;
+  for (const auto& line : (*down)["evidence"]) evidence += line.get<std::string>() + "\n";
+  EXPECT_TRUE(contains(evidence, kDown)) << evidence;
+  // Only the killed node is blamed.
+  std::this_thread::sleep_for(1500ms);
+  Json list = faults(1);
+  ASSERT_EQ(list.size(), 1u) << list.dump(2) << logs();
+}
+
+// A caller with a certificate from another CA, with no certificate, or in
+// clear is refused in the handshake (UNAVAILABLE) whatever it calls, and
+// nothing it sends is taken; the site's own certificate gets through, with
+// health and reflection, since the handshake authenticated it.
+TEST_F(PeerTlsTest, APeerOfAnotherCaOrWithoutACertificateIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(2, [&](int i) { return tlsFlags(i, pki()); }));
+  struct Stranger {
+    const char* who;
+    std::shared_ptr<grpc::Channel> channel;
+  };
+  const std::vector<Stranger> strangers = {
+      // Trusts the site's CA (so it would take n1's answer), but its own
+      // certificate is the rogue CA's, for the same name and address.
+      {"another CA's certificate", tlsChannel(1, pki() / "ca.pem", roguePki() / "n2.pem", roguePki() / "n2.key")},
+      {"no certificate", tlsChannel(1, pki() / "ca.pem", {}, {})},
+      {"in clear", plainChannel(1)},
+  };
+  for (const Stranger& s : strangers) {
+    SCOPED_TRACE(s.who);
+    v1::ProbeResponse reply;
+    grpc::Status probed = probe(s.channel, &reply);
+    EXPECT_EQ(probed.error_code(), grpc::StatusCode::UNAVAILABLE) << probed.error_message();
+    EXPECT_FALSE(reply.alive());
+    grpc::Status beat = heartbeat(s.channel);
+    EXPECT_EQ(beat.error_code(), grpc::StatusCode::UNAVAILABLE) << beat.error_message();
+    grpc::Status published = publish(s.channel, "n4");
+    EXPECT_EQ(published.error_code(), grpc::StatusCode::UNAVAILABLE) << published.error_message();
+    std::set<std::string> names;
+    grpc::Status listed = listServices(s.channel, &names);
+    EXPECT_EQ(listed.error_code(), grpc::StatusCode::UNAVAILABLE) << listed.error_message();
+    EXPECT_TRUE(names.empty());
+    grpc::health::v1::HealthCheckResponse status;
+    grpc::Status checked = health(s.channel, &status);
+    EXPECT_EQ(checked.error_code(), grpc::StatusCode::UNAVAILABLE) << checked.error_message();
+  }
+  // The daemon that refused them is the one that talks to the site, not
+  // one that refuses everything: n2's certificate gets through, reflection
+  // and health answer it, and its fault is taken.
+  auto site = siteChannel(1, 2);
+  v1::ProbeResponse reply;
+  grpc::Status probed = probe(site, &reply);
+  ASSERT_TRUE(probed.ok()) << probed.error_message();
+  EXPECT_TRUE(reply.alive());
+  EXPECT_EQ(reply.node(), "n1");
+  EXPECT_TRUE(heartbeat(site).ok());
+  std::set<std::string> names;
+  grpc::Status listed = listServices(site, &names);
+  EXPECT_TRUE(listed.ok()) << listed.error_message();
+  EXPECT_TRUE(names.count("nodekeeper.v1.FaultTreeService"));
+  EXPECT_FALSE(names.count("nodekeeper.v1.NodeService")) << "the TCP port serves the fault tree only";
+  grpc::health::v1::HealthCheckResponse status;
+  grpc::Status checked = health(site, &status);
+  EXPECT_TRUE(checked.ok()) << checked.error_message();
+  EXPECT_EQ(status.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  // Nothing the strangers sent was taken; the site's own fault is.
+  EXPECT_EQ(faults(1), Json::array()) << logs();
+  grpc::Status published = publish(site, "n3");
+  ASSERT_TRUE(published.ok()) << published.error_message();
+  Json list = faults(1);
+  ASSERT_EQ(list.size(), 1u) << list.dump(2);
+  EXPECT_EQ(list[0].value("node", ""), "n3");
+}
+
+// The check goes both ways: a site peer (n3's certificate, the site's CA)
+// is taken by the site's daemon n1 and refused by n2, a daemon with the
+// rogue CA's certificate, whom it does not trust either; a rogue peer is
+// taken by n2 only.
+TEST_F(PeerTlsTest, EachSideRefusesTheOthersCa) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(2, [&](int i) { return tlsFlags(i, i == 1 ? pki() : roguePki()); }));
+  EXPECT_EQ(heartbeat(siteChannel(1, 3)).error_code(), grpc::StatusCode::OK);
+  EXPECT_EQ(heartbeat(siteChannel(2, 3)).error_code(), grpc::StatusCode::UNAVAILABLE)
+      << "n2 holds the rogue CA's certificate and trusts only it";
+  EXPECT_EQ(heartbeat(tlsChannel(2, roguePki() / "ca.pem", roguePki() / "n3.pem", roguePki() / "n3.key"))
+                .error_code(),
+            grpc::StatusCode::OK);
+  EXPECT_EQ(heartbeat(tlsChannel(1, roguePki() / "ca.pem", roguePki() / "n3.pem", roguePki() / "n3.key"))
+                .error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+}
+
+// The token is an option inside TLS: a daemon that has one asks it of
+// callers the handshake let in.
+TEST_F(PeerTlsTest, InsideTlsTheTokenIsStillChecked) {
+  const std::string token = "a-token-of-thirty-two-characters-long";
+  std::ofstream(dir_ / "token") << token << "\n";
+  ::chmod((dir_ / "token").c_str(), 0600);
+  ASSERT_NO_FATAL_FAILURE(startCluster(1, [&](int i) {
+    auto flags = tlsFlags(i, pki());
+    flags.insert(flags.end(), {"--peer-token", (dir_ / "token").string()});
+    return flags;
+  }));
+  EXPECT_TRUE(contains(node(1).lastError(), "(mutual TLS and the peer token required)")) << node(1).lastError();
+  auto site = siteChannel(1, 2);
+  v1::ProbeResponse reply;
+  EXPECT_EQ(probe(site, &reply).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(probe(site, &reply, "not-the-token-at-all-0123456789").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  grpc::Status right = probe(site, &reply, token);
+  ASSERT_TRUE(right.ok()) << right.error_message();
+  EXPECT_TRUE(reply.alive());
+  // The token without a certificate does not get past the handshake.
+  EXPECT_EQ(probe(tlsChannel(1, pki() / "ca.pem", {}, {}), &reply, token).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+}
+
+// In clear (token only), the TCP port serves the fault tree and nothing
+// else: health and reflection would answer without the token. The Unix
+// socket still serves both. A wildcard address and clear traffic are each
+// warned about.
+TEST_F(PeerTlsTest, InClearTheTcpPortServesNoHealthOrReflectionAndWarns) {
+  std::filesystem::path token = dir_ / "token";
+  std::ofstream(token) << "a-token-of-thirty-two-characters-long\n";
+  ::chmod(token.c_str(), 0600);
+  nodes_.resize(2);
+  addresses_.assign(2, "");
+  nodes_[1] = std::make_unique<DaemonProcess>();
+  std::filesystem::create_directories(nodeDir(1));
+  bool started = false;
+  int port = 0;
+  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
+    port = port_ + 3 + attempt * 7;
+    if (!addressFree("0.0.0.0", port)) continue;
+    started = node(1).start(nodeDir(1), {"--node-name", "n1", "--listen", "0.0.0.0:" + std::to_string(port),
+                                         "--peer-token", token.string()});
+  }
+  ASSERT_TRUE(started) << node(1).lastError();
+  addresses_[1] = "127.0.0.1:" + std::to_string(port);
+  const std::string log = node(1).lastError();
+  EXPECT_TRUE(contains(log, "peer traffic is in clear")) << log;
+  EXPECT_TRUE(contains(log, "--listen 0.0.0.0:" + std::to_string(port) + " takes peer calls on every interface"))
+      << log;
+
+  auto tcp = plainChannel(1);
+  std::set<std::string> names;
+  grpc::Status listed = listServices(tcp, &names);
+  EXPECT_EQ(listed.error_code(), grpc::StatusCode::UNIMPLEMENTED) << listed.error_message();
+  EXPECT_TRUE(names.empty());
+  grpc::health::v1::HealthCheckResponse status;
+  grpc::Status checked = health(tcp, &status);
+  EXPECT_EQ(checked.error_code(), grpc::StatusCode::UNIMPLEMENTED) << checked.error_message();
+  // The port is up and takes the token: the refusals above are not a
+  // dead port.
+  v1::ProbeResponse reply;
+  EXPECT_EQ(probe(tcp, &reply).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  auto unix_socket = grpc::CreateChannel("unix:" + node(1).socket().string(), grpc::InsecureChannelCredentials());
+  names.clear();
+  listed = listServices(unix_socket, &names);
+  EXPECT_TRUE(listed.ok()) << listed.error_message();
+  EXPECT_TRUE(names.count("nodekeeper.v1.NodeService"));
+  EXPECT_TRUE(health(unix_socket, &status).ok());
+}
+
+// A bad file stops the start with one line naming it.
+TEST_F(PeerTlsTest, ABadKeyOrCertificateStopsTheStart) {
+  nodes_.resize(2);
+  addresses_.assign(2, "");
+  nodes_[1] = std::make_unique<DaemonProcess>();
+  std::filesystem::create_directories(nodeDir(1));
+  std::filesystem::path open_key = dir_ / "open.key";
+  std::filesystem::copy_file(pki() / "n1.key", open_key);
+  ::chmod(open_key.c_str(), 0644);
+  auto flags = [&](const std::filesystem::path& cert, const std::filesystem::path& key) {
+    return std::vector<std::string>{"--node-name", "n1", "--listen", ip(1) + ":" + std::to_string(port_ + 5),
+                                    "--peer-cert", cert.string(), "--peer-key", key.string(),
+                                    "--peer-ca", (pki() / "ca.pem").string()};
+  };
+  EXPECT_FALSE(node(1).start(nodeDir(1), flags(pki() / "n1.pem", open_key)));
+  EXPECT_TRUE(contains(node(1).lastError(), "peer key " + open_key.string() +
+                                                " has mode 0644: other users may read the key; chmod 600"))
+      << node(1).lastError();
+  EXPECT_FALSE(node(1).start(nodeDir(1), flags(pki() / "n1.pem", pki() / "n2.key")));
+  EXPECT_TRUE(contains(node(1).lastError(), "does not match peer certificate")) << node(1).lastError();
+  EXPECT_FALSE(node(1).start(nodeDir(1), flags(roguePki() / "n1.pem", roguePki() / "n1.key")));
+  EXPECT_TRUE(contains(node(1).lastError(), "does not verify against peer CA")) << node(1).lastError();
+}
+
+}  // namespace
+}  // namespace nk::test
