@@ -3,6 +3,7 @@
 
 #include "daemon.h"
 #include "daemon_options.h"
+#include "grpc_log_bridge.h"
 #include "logger.h"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   nk::Logger::configure(options->log_level, nk::Logger::stderrIsJournal());
+  nk::GrpcLogBridge::install();
   auto daemon = nk::Daemon::start(*options);
   if (!daemon) {
     nk::Logger::error(daemon.error().message);

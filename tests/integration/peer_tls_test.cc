@@ -371,6 +371,22 @@ TEST_F(PeerTlsTest, APeerOfAnotherCaOrWithoutACertificateIsRefused) {
   EXPECT_EQ(list[0].value("node", ""), "n3");
 }
 
+// Each refused handshake is a gRPC error line; a stranger knocking again
+// and again must not fill the daemon's log: a few lines a minute are kept.
+TEST_F(PeerTlsTest, RefusedHandshakesCannotFloodTheLog) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(1, [&](int i) { return tlsFlags(i, pki()); }));
+  for (int i = 0; i < 40; ++i) {
+    v1::ProbeResponse reply;
+    EXPECT_EQ(probe(plainChannel(1), &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
+  }
+  const std::string log = node(1).lastError();
+  size_t refusals = 0;
+  for (size_t at = log.find("Handshake failed"); at != std::string::npos; at = log.find("Handshake failed", at + 1))
+    ++refusals;
+  EXPECT_GE(refusals, 1u) << "the refusals are logged at all\n" << log;
+  EXPECT_LE(refusals, 10u) << log;
+}
+
 // The check goes both ways: a site peer (n3's certificate, the site's CA)
 // is taken by the site's daemon n1 and refused by n2, a daemon with the
 // rogue CA's certificate, whom it does not trust either; a rogue peer is

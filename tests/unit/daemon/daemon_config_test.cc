@@ -524,6 +524,8 @@ TEST(DaemonOptions, RejectsBadRecordingQuotas) {
   EXPECT_TRUE(contains(type, "recording_quota_per_user must be a size such as \"2GiB\" or a number of bytes")) << type;
   std::string age = fileRefusal("recording_max_age_days = 4000\n");
   EXPECT_TRUE(contains(age, "recording_max_age_days must be between 1 and 3650, not 4000")) << age;
+}
+
 // Mutual TLS between peers: three files, all or none, from the config file,
 // the flags or both; with them, --listen needs no token.
 TEST(DaemonConfig, PeerTlsKeys) {
