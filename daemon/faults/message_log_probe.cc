@@ -1,18 +1,43 @@
 #include "faults/message_log_probe.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "faults/job_registry.h"
 #include "wire/message_log.h"
 
 namespace nk {
+
+namespace {
+
+// No agent's log is this large; a bigger file is someone else's doing and
+// is not read whole into the daemon's memory.
+constexpr size_t kMaxLogBytes = 64u << 20;
+
+// The file's first `size` bytes, copied: the file belongs to the job's user,
+// who may truncate it, and a mapped page past the new end is SIGBUS, which
+// would end the root daemon. Empty on a read error.
+std::vector<std::byte> copyOf(int fd, size_t size) {
+  std::vector<std::byte> copy(size);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, copy.data() + done, size - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  copy.resize(done);
+  return copy;
+}
+
+}  // namespace
 
 MessageLogProbe::MessageLogProbe(const JobRegistry& jobs, std::filesystem::path log_dir,
                                  std::function<void(const std::string&)> log_warning)
@@ -39,12 +64,9 @@ int MessageLogProbe::endingSignalOf(pid_t pid, uid_t uid) const {
   int signal = 0;
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid && st.st_size > 0) {
-    const auto size = static_cast<size_t>(st.st_size);
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-    if (p != MAP_FAILED) {
-      signal = wire::MessageLog::endingSignal(std::span(static_cast<const std::byte*>(p), size));
-      ::munmap(p, size);
-    }
+    // The mark is in the header, within its first page.
+    const std::vector<std::byte> header = copyOf(fd, std::min<size_t>(static_cast<size_t>(st.st_size), 4096));
+    signal = wire::MessageLog::endingSignal(header);
   }
   ::close(fd);
   return signal;
@@ -52,7 +74,12 @@ int MessageLogProbe::endingSignalOf(pid_t pid, uid_t uid) const {
 
 void MessageLogProbe::addRegion(std::span<const std::byte> region, uint32_t rank, int64_t from_ns, int64_t to_ns,
                                 LogFindings& findings) {
-  for (const auto& e : wire::MessageLog::read(region)) {
+  addEntries(wire::MessageLog::read(region), rank, from_ns, to_ns, findings);
+}
+
+void MessageLogProbe::addEntries(const std::vector<wire::MessageLog::Entry>& entries, uint32_t rank, int64_t from_ns,
+                                 int64_t to_ns, LogFindings& findings) {
+  for (const auto& e : entries) {
     if (e.end_ns < from_ns || (to_ns != 0 && e.start_ns > to_ns)) continue;
     const bool failed = e.outcome != 0 || e.end_ns - e.start_ns > kSlowMessage.count();
     if (failed) ++findings.pending;
@@ -84,13 +111,18 @@ void MessageLogProbe::addFile(const std::filesystem::path& path, uid_t owner, ui
                        std::to_string(owner) + ")");
     return;
   }
+  if (static_cast<size_t>(st.st_size) > kMaxLogBytes) {
+    ::close(fd);
+    warnOnce(path, std::to_string(st.st_size) + " bytes is more than any agent writes");
+    return;
+  }
   if (st.st_size > 0) {
+    // Two copies stand in for the agent's seqlock: an entry is kept when
+    // its sequence number was the same in the later one.
     const auto size = static_cast<size_t>(st.st_size);
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-    if (p != MAP_FAILED) {
-      addRegion(std::span(static_cast<const std::byte*>(p), size), rank, from_ns, to_ns, findings);
-      ::munmap(p, size);
-    }
+    const std::vector<std::byte> first = copyOf(fd, size);
+    const std::vector<std::byte> later = copyOf(fd, size);
+    addEntries(wire::MessageLog::read(first, later), rank, from_ns, to_ns, findings);
   }
   ::close(fd);
 }

@@ -12,9 +12,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "faults/prober.h"
+#include "wire/message_log.h"
 
 namespace nk {
 
@@ -53,7 +55,9 @@ class MessageLogProbe {
   int endingSignalOf(pid_t pid, uid_t uid) const;
 
  private:
-  // Maps the file for as long as it is read; a missing or empty file adds
+  static void addEntries(const std::vector<wire::MessageLog::Entry>& entries, uint32_t rank, int64_t from_ns,
+                         int64_t to_ns, LogFindings& findings);
+  // Copies the file (twice) to read it; a missing or empty file adds
   // nothing (the rank's agent has not started, or it ended), and neither
   // does a symlink or a file not owned by `owner`, the job's user: /dev/shm
   // is anyone's to write, and another user's file must not put messages

@@ -66,26 +66,33 @@ int32_t MessageLog::endingSignal(std::span<const std::byte> region) {
   return header->ending_signal.load(std::memory_order_acquire);
 }
 
-std::vector<MessageLog::Entry> MessageLog::read(std::span<const std::byte> region, std::string* error) {
-  std::vector<Entry> out;
+namespace {
+
+// The checks and the copy-out common to both readers; `unchanged(n, slot,
+// before)` says whether slot n still had sequence `before` after its
+// fields were copied.
+template <typename Header, typename Slot, typename Unchanged>
+std::vector<MessageLog::Entry> readSlots(std::span<const std::byte> region, std::string* error, Unchanged unchanged) {
+  std::vector<MessageLog::Entry> out;
   auto fail = [&](const char* why) {
     if (error) *error = why;
-    return std::vector<Entry>{};
+    return std::vector<MessageLog::Entry>{};
   };
   if (region.size() < sizeof(Header)) return fail("too short for a message log header");
   const auto* header = reinterpret_cast<const Header*>(region.data());
-  if (header->magic != kMagic) return fail("not a message log (bad magic)");
-  if (header->version != kVersion) return fail("unsupported message log version");
-  if (header->entry_size != sizeof(Slot) || region.size() < regionSize(header->capacity))
+  if (header->magic != MessageLog::kMagic) return fail("not a message log (bad magic)");
+  if (header->version != MessageLog::kVersion) return fail("unsupported message log version");
+  if (header->entry_size != sizeof(Slot) || region.size() < MessageLog::regionSize(header->capacity))
     return fail("message log shorter than its header says");
   const auto* slots = reinterpret_cast<const Slot*>(region.data() + sizeof(Header));
   uint64_t written = header->written.load(std::memory_order_acquire);
   uint64_t first = written > header->capacity ? written - header->capacity : 0;
   for (uint64_t n = first; n < written; ++n) {
-    const Slot& s = slots[n % header->capacity];
+    const size_t index = n % header->capacity;
+    const Slot& s = slots[index];
     uint64_t before = s.sequence.load(std::memory_order_acquire);
     if (before & 1) continue;  // being written
-    Entry e;
+    MessageLog::Entry e;
     char op[sizeof s.operation];
     std::memcpy(op, s.operation, sizeof op);
     op[sizeof op - 1] = '\0';
@@ -96,11 +103,29 @@ std::vector<MessageLog::Entry> MessageLog::read(std::span<const std::byte> regio
     e.end_ns = s.end_ns;
     e.outcome = s.outcome;
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (s.sequence.load(std::memory_order_relaxed) != before) continue;  // overwritten meanwhile
+    if (!unchanged(index, s, before)) continue;  // overwritten meanwhile
     e.operation = op;
     out.push_back(std::move(e));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<MessageLog::Entry> MessageLog::read(std::span<const std::byte> region, std::string* error) {
+  return readSlots<Header, Slot>(region, error, [](size_t, const Slot& s, uint64_t before) {
+    return s.sequence.load(std::memory_order_relaxed) == before;
+  });
+}
+
+std::vector<MessageLog::Entry> MessageLog::read(std::span<const std::byte> region, std::span<const std::byte> later,
+                                                std::string* error) {
+  const size_t slots_at = sizeof(Header);
+  return readSlots<Header, Slot>(region, error, [&](size_t index, const Slot&, uint64_t before) {
+    const size_t at = slots_at + index * sizeof(Slot);
+    if (later.size() < at + sizeof(Slot)) return false;
+    return reinterpret_cast<const Slot*>(later.data() + at)->sequence.load(std::memory_order_relaxed) == before;
+  });
 }
 
 }  // namespace nk::wire

@@ -46,6 +46,12 @@ class MessageLog {
   // The entries still in a region, oldest first; empty with `error` set
   // when it is not a message log.
   static std::vector<Entry> read(std::span<const std::byte> region, std::string* error = nullptr);
+  // The same from two copies of the region, `later` taken after `region`:
+  // an entry is kept when its sequence number was even and the same in
+  // both. For a reader that copies the file rather than map it: the file's
+  // owner may truncate it, and a mapped page past the new end is SIGBUS.
+  static std::vector<Entry> read(std::span<const std::byte> region, std::span<const std::byte> later,
+                                 std::string* error = nullptr);
 
   // Where the rank's signal handler marks the signal it is ending by (a
   // lock-free store, safe in a handler). Its report to the daemon may not

@@ -26,6 +26,26 @@ TEST(MessageLog, KeepsTheNewestEntriesInOrder) {
   EXPECT_EQ(entries[3].outcome, 13);
 }
 
+// A reader that copies the file: an entry whose slot was written again
+// between its copy and the later one is left out, the rest kept.
+TEST(MessageLog, FromTwoCopiesAnEntryRewrittenBetweenThemIsLeftOut) {
+  std::vector<std::byte> region(MessageLog::regionSize(2));
+  MessageLog log(region, 2);
+  log.append("MPI_Send", 1, 1, 8, 1000, 1005, 0);
+  log.append("MPI_Recv", 2, 2, 8, 2000, 2005, 0);
+  const std::vector<std::byte> first = region;
+  EXPECT_EQ(MessageLog::read(first, first).size(), 2u);
+  log.append("MPI_Bcast", 3, 3, 8, 3000, 3005, 0);  // takes the first slot again
+  const std::vector<std::byte> later = region;
+  auto entries = MessageLog::read(first, later);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].operation, "MPI_Recv");
+  EXPECT_EQ(MessageLog::read(first).size(), 2u) << "one copy alone cannot tell";
+  std::string error;
+  EXPECT_TRUE(MessageLog::read(first, std::span(later).first(later.size() / 2), &error).size() <= 1u)
+      << "a later copy cut short keeps nothing it does not hold";
+}
+
 TEST(MessageLog, LongNamesAreCutAndJunkIsRefused) {
   std::vector<std::byte> region(MessageLog::regionSize(2));
   MessageLog log(region, 2);
