@@ -1,8 +1,8 @@
 #!/bin/sh
 # Checks nodekeeperd.service as `meson install` installs it, with
-# `systemd-analyze verify`.
+# `systemd-analyze verify` and `systemd-analyze security`.
 #
-# usage: systemd_verify_test.sh UNIT_FILE NODEKEEPERD_BINARY INSTALLED_BINARY UNIT_DIR [DOC...]
+# usage: systemd_verify_test.sh UNIT_FILE NODEKEEPERD_BINARY INSTALLED_BINARY UNIT_DIR MAX_EXPOSURE [DOC...]
 #
 # UNIT_FILE is the configured unit, which meson installs unchanged into
 # UNIT_DIR; NODEKEEPERD_BINARY is the built daemon, which meson installs as
@@ -14,19 +14,30 @@
 # it depends on. Man pages are checked (no --man=no): a Documentation= page
 # that is not installed fails. A file:// Documentation= must be one of DOC.
 # Any line verify prints about the unit fails the test, and so does a non-zero
-# exit. Exits 77 (skipped) when systemd-analyze is missing or cannot start its
-# manager here.
+# exit. The same installed unit's overall exposure level (`systemd-analyze
+# security --offline`, 0.0 to 10.0, lower is tighter) must not exceed
+# MAX_EXPOSURE (one decimal, e.g. 2.0): a hardening setting dropped or
+# loosened fails the test. Exits 77 (skipped) when systemd-analyze is missing
+# or cannot start its manager or analyse offline here.
 set -u
 
-if [ $# -lt 4 ]; then
-    echo "usage: $0 UNIT_FILE NODEKEEPERD_BINARY INSTALLED_BINARY UNIT_DIR [DOC...]" >&2
+if [ $# -lt 5 ]; then
+    echo "usage: $0 UNIT_FILE NODEKEEPERD_BINARY INSTALLED_BINARY UNIT_DIR MAX_EXPOSURE [DOC...]" >&2
     exit 2
 fi
 unit=$1
 binary=$2
 exec_path=$3
 unit_dir=$4
-shift 4
+max_exposure=$5
+shift 5
+
+# systemd-analyze's --threshold= counts tenths (0 to 100).
+case $max_exposure in
+    [0-9].[0-9]|10.0) threshold=$(echo "$max_exposure" | tr -d .) ;;
+    *) echo "FAIL: MAX_EXPOSURE '$max_exposure' is not a level from 0.0 to 10.0 with one decimal" >&2; exit 2 ;;
+esac
+threshold=${threshold#0}
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
     echo "SKIP: systemd-analyze not found"
@@ -115,5 +126,30 @@ if [ $status -ne 0 ]; then
     exit 1
 fi
 
-echo "PASS: $unit verifies cleanly as installed in $unit_dir (ExecStart=$exec_path)"
+# The exposure level of the same installed unit. --threshold= makes the exit
+# status say whether it is over; the level itself is read from the last line
+# to report it.
+output=$(SYSTEMD_LOG_LEVEL=notice SYSTEMD_LOG_COLOR=0 systemd-analyze security --no-pager --offline=true \
+    --root="$root" --threshold="${threshold:-0}" "$installed_unit" 2>&1)
+status=$?
+level=$(printf '%s\n' "$output" | sed -n 's/.*Overall exposure level for nodekeeperd\.service: \([0-9][0-9.]*\).*/\1/p')
+if [ -z "$level" ]; then
+    case $output in
+        *"unrecognized option"*|*"Unknown command"*)
+            echo "SKIP: the unit verifies, but systemd-analyze security --offline cannot run here:"
+            printf '%s\n' "$output"
+            exit 77
+            ;;
+    esac
+    echo "FAIL: systemd-analyze security printed no exposure level for the unit (exit $status):" >&2
+    printf '%s\n' "$output" >&2
+    exit 1
+fi
+if [ $status -ne 0 ]; then
+    echo "FAIL: the unit's exposure level is $level, over the allowed $max_exposure; what it is exposed to:" >&2
+    printf '%s\n' "$output" | grep '✗' >&2
+    exit 1
+fi
+
+echo "PASS: $unit verifies cleanly as installed in $unit_dir (ExecStart=$exec_path); exposure level $level (at most $max_exposure)"
 exit 0
