@@ -413,8 +413,9 @@ void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
   };
   // Probes about this node are answered here, its logs read as a peer's
   // LogProbe would (FaultTreeServiceImpl's MessageLogProbe reads the same).
-  auto own_logs = std::make_shared<MessageLogProbe>(*jobs_, "/dev/shm",
-                                                    [](const std::string& message) { Logger::warning(message); });
+  auto own_logs = std::make_shared<const MessageLogProbe>(*jobs_, "/dev/shm",
+                                                          [](const std::string& message) { Logger::warning(message); });
+  message_logs_ = own_logs;
   tree.local_log_probe = [own_logs](std::string_view job_id, int64_t from_ns, int64_t to_ns) {
     Result<LogFindings> findings = own_logs->probe(job_id, from_ns, to_ns);
     return findings ? *findings : LogFindings{};
@@ -439,14 +440,15 @@ void Daemon::buildFaultServices() {
   services_.push_back(std::make_unique<FaultsServiceImpl>(*jobs_, *symptoms_, *access_, "unix:" + own_socket.string(),
                                                           *peer_network_, *fault_tree_, *fault_reports_, faults));
   services_.push_back(
-      std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_));
+      std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_, message_logs_));
 }
 
 // The daemon-to-daemon fault tree service on TCP, if --listen asks for it.
 Status Daemon::startPeerListener() {
   if (options_.listen_address.empty()) return {};
   // A service serves one server: the TCP one gets its own.
-  peer_service_ = std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_);
+  peer_service_ =
+      std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_, message_logs_);
   auto server = PeerListener::start(options_.listen_address, *peer_service_, *peer_transport_);
   if (!server) return server.error();
   peer_server_ = std::move(*server);

@@ -21,6 +21,7 @@ class AppRegistry;
 class EnergyManager;
 class SessionRegistry;
 class JobRegistry;
+class MessageLogProbe;
 class SymptomStore;
 class PeerToken;
 class PeerTransport;
@@ -90,6 +91,9 @@ class Daemon {
   std::unique_ptr<GrpcPeerNetwork> peer_network_;
   std::unique_ptr<FaultReportLog> fault_reports_;
   std::unique_ptr<FaultTreeCoordinator> fault_tree_;
+  // The PMPI agents' message logs, read for this node's fault tree and for
+  // peers' log probes alike (one warning per planted file, not one each).
+  std::shared_ptr<const MessageLogProbe> message_logs_;
   std::unique_ptr<grpc::Service> peer_service_;
   std::unique_ptr<grpc::Server> peer_server_;
   std::vector<std::unique_ptr<grpc::Service>> services_;

@@ -24,13 +24,13 @@ grpc::Status invalid(std::string message) { return toGrpcStatus(invalidArgument(
 
 FaultTreeServiceImpl::FaultTreeServiceImpl(JobRegistry& jobs, FaultTreeCoordinator& coordinator,
                                            const PeerToken& token, const AccessPolicy& access,
-                                           std::string node_name, std::filesystem::path message_log_dir)
+                                           std::string node_name, std::shared_ptr<const MessageLogProbe> message_logs)
     : jobs_(jobs),
       coordinator_(coordinator),
       token_(token),
       access_(access),
       node_name_(std::move(node_name)),
-      log_probe_(jobs_, std::move(message_log_dir)) {}
+      log_probe_(std::move(message_logs)) {}
 
 grpc::Status FaultTreeServiceImpl::authenticate(const grpc::ServerContext& context) const {
   if (token_.configured()) return token_.check(context);
@@ -122,7 +122,7 @@ grpc::Status FaultTreeServiceImpl::StatusProbe(grpc::ServerContext* context, con
 grpc::Status FaultTreeServiceImpl::LogProbe(grpc::ServerContext* context, const v1::LogProbeRequest* request,
                                             v1::LogProbeResponse* reply) {
   if (grpc::Status s = authenticate(*context); !s.ok()) return s;
-  Result<LogFindings> findings = log_probe_.probe(request->job_id(), request->from_ns(), request->to_ns());
+  Result<LogFindings> findings = log_probe_->probe(request->job_id(), request->from_ns(), request->to_ns());
   if (!findings) return toGrpcStatus(findings.error());
   for (const std::string& entry : findings->entries) reply->add_entries(entry);
   reply->set_pending(static_cast<uint32_t>(findings->pending));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "api/peer_token.h"
@@ -22,11 +22,10 @@ class JobRegistry;
 // symptoms or faults.
 class FaultTreeServiceImpl final : public nodekeeper::v1::FaultTreeService::Service {
  public:
-  // `message_log_dir`: where the PMPI agents map their message logs
-  // (nodekeeper-pmpi-<pid>.log), for the log probe.
+  // `message_logs`: the PMPI agents' message logs, for the log probe.
   FaultTreeServiceImpl(JobRegistry& jobs, FaultTreeCoordinator& coordinator, const PeerToken& token,
                        const AccessPolicy& access, std::string node_name,
-                       std::filesystem::path message_log_dir = "/dev/shm");
+                       std::shared_ptr<const MessageLogProbe> message_logs);
 
   grpc::Status RankProgress(grpc::ServerContext*, const nodekeeper::v1::RankProgressRequest*,
                             nodekeeper::v1::RankProgressResponse*) override;
@@ -51,7 +50,7 @@ class FaultTreeServiceImpl final : public nodekeeper::v1::FaultTreeService::Serv
   const PeerToken& token_;
   const AccessPolicy& access_;
   std::string node_name_;
-  MessageLogProbe log_probe_;
+  std::shared_ptr<const MessageLogProbe> log_probe_;
 };
 
 }  // namespace nk
