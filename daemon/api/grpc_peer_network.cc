@@ -209,9 +209,11 @@ ResponseFindings GrpcPeerNetwork::responseProbe(std::string_view node, size_t at
     if (deliveryOf(status) == Delivery::kUnreachable) {
       // A refused connection comes back at once: wait a little before the
       // next attempt, so that a daemon restarting is not judged in 1 ms.
-      // Not grown by the host's delay: a refusal is not a late answer, and
-      // the wait is in the time it takes to find a node down.
-      const auto spacing = options_.probe_deadline / 4;
+      // Grown with the deadline: a peer starved for a moment fails its
+      // connection's handshake, and gRPC then fails calls at once until its
+      // reconnect backoff ends; attempts close together all fell inside one
+      // backoff and made a live node down (CI, a host loaded far past 4x).
+      const auto spacing = deadline / 4;
       if (i + 1 < attempts && rtt < spacing) std::this_thread::sleep_for(spacing - rtt);
       continue;
     }
