@@ -472,7 +472,11 @@ Status Daemon::startSocketServer() {
   const std::filesystem::path& socket = options_.socket_path;
   std::vector<grpc::Service*> services;
   for (auto& service : services_) services.push_back(service.get());
-  auto server = UnixSocketServer::start(socket, services);
+  UnixSocketServer::Options server_options;
+  server_options.limits = options_.connection_limits;
+  server_options.log_warning = [](const std::string& message) { Logger::warning(message); };
+  server_options.log_info = [](const std::string& message) { Logger::info(message); };
+  auto server = UnixSocketServer::start(socket, services, std::move(server_options));
   if (!server) return server.error();
   server_ = std::move(*server);
   Logger::info("serving on " + socket.string(), {{"SOCKET", socket.string()}});

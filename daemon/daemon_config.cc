@@ -224,13 +224,17 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       status = needString(config.peer_key);
     } else if (name == "peer_ca") {
       status = needString(config.peer_ca);
+    } else if (name == "connections_per_user") {
+      status = needInteger(config.connections_per_user, 1, 65536);
+    } else if (name == "connections_total") {
+      status = needInteger(config.connections_total, 1, 1048576);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, emulate_ignore_host_load, profile, sysfs_root, log_level, "
                                "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s, "
                                "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
                                "tree_heartbeat_misses, recording_quota_per_user, recording_quota_total, "
-                               "recording_max_age_days, peer_cert, peer_key, peer_ca)");
+                               "recording_max_age_days, peer_cert, peer_key, peer_ca, connections_per_user, connections_total)");
     }
     if (!status) return status.error();
   }
@@ -280,6 +284,8 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(peer_cert, over.peer_cert);
   take(peer_key, over.peer_key);
   take(peer_ca, over.peer_ca);
+  take(connections_per_user, over.connections_per_user);
+  take(connections_total, over.connections_total);
 }
 
 }  // namespace nk

@@ -42,6 +42,10 @@ struct DaemonConfig {
   std::optional<std::string> peer_cert;
   std::optional<std::string> peer_key;
   std::optional<std::string> peer_ca;
+  // Unix socket connections one user (by uid; root exempt) and everyone
+  // together may hold open.
+  std::optional<uint32_t> connections_per_user;
+  std::optional<uint32_t> connections_total;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);

@@ -30,6 +30,7 @@ auto quota(std::optional<uint64_t> DaemonConfig::*field) {
   };
 }
 constexpr std::string_view kPeerTls = "Mutual TLS between peer daemons";
+constexpr std::string_view kConnections = "Client connections (Unix socket)";
 
 // A string taken as it is.
 auto text(std::optional<std::string> DaemonConfig::*field) {
@@ -266,6 +267,23 @@ const std::vector<Flag>& table() {
        .help = "the CA certificates (PEM) a peer's certificate must\n"
                "chain to; others are refused in the handshake",
        .set = text(&DaemonConfig::peer_ca)},
+      {.name = "--connections-per-user",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kConnections,
+       .help = "Unix socket connections one user may hold open;\n"
+               "more are closed at once (default 64, 1..65536;\n"
+               "root is exempt)",
+       .range = Range{1, 65536},
+       .set = number(&DaemonConfig::connections_per_user)},
+      {.name = "--connections-total",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kConnections,
+       .help = "Unix socket connections all users together may hold\n"
+               "open (default 1024, 1..1048576; root is exempt)",
+       .range = Range{1, 1048576},
+       .set = number(&DaemonConfig::connections_total)},
   };
   return flags;
 }

@@ -60,6 +60,8 @@ Status takeSettings(const DaemonConfig& merged, DaemonOptions& options) {
   if (merged.peer_cert) options.peer_cert_file = *merged.peer_cert;
   if (merged.peer_key) options.peer_key_file = *merged.peer_key;
   if (merged.peer_ca) options.peer_ca_file = *merged.peer_ca;
+  if (merged.connections_per_user) options.connection_limits.per_user = *merged.connections_per_user;
+  if (merged.connections_total) options.connection_limits.total = *merged.connections_total;
   return {};
 }
 
@@ -93,6 +95,11 @@ Status checkCombinations(const DaemonOptions& options, const DaemonConfig& flags
     return invalidArgument("mutual TLS needs this node's certificate, its key and the peers' CA together; missing " +
                            missing);
   }
+  if (options.connection_limits.per_user > options.connection_limits.total)
+    return invalidArgument("--connections-per-user (connections_per_user) " +
+                           std::to_string(options.connection_limits.per_user) +
+                           " is more than --connections-total (connections_total) " +
+                           std::to_string(options.connection_limits.total));
   return {};
 }
 

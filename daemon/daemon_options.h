@@ -8,6 +8,7 @@
 #include "base/result.h"
 #include "daemon_config.h"
 #include "energy/policy_config.h"
+#include "api/connection_limits.h"
 #include "logger.h"
 #include "tasks/recording_quota.h"
 
@@ -60,6 +61,8 @@ struct DaemonOptions {
   std::filesystem::path peer_key_file;
   std::filesystem::path peer_ca_file;
   bool peerTls() const { return !peer_cert_file.empty(); }
+  // Unix socket connections per user and in all.
+  ConnectionLimits::Settings connection_limits;
 
   static Result<DaemonOptions> fromCommandLine(std::span<const char* const> args);
   static std::string helpText();

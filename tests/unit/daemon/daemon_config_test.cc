@@ -540,7 +540,7 @@ TEST(DaemonConfig, PeerTlsKeys) {
     EXPECT_TRUE(contains(fileRefusal(std::string(key) + " = 7\n"), std::string("'") + key + "' must be a string"));
     EXPECT_TRUE(contains(fileRefusal(std::string(key) + " = \"\"\n"), std::string("'") + key + "' must not be empty"));
   }
-  EXPECT_TRUE(contains(fileRefusal("peer_crt = \"/x\"\n"), "peer_cert, peer_key, peer_ca)"));
+  EXPECT_TRUE(contains(fileRefusal("peer_crt = \"/x\"\n"), "peer_cert, peer_key, peer_ca, connections_per_user, connections_total)"));
   DaemonOptions defaults;
   EXPECT_FALSE(defaults.peerTls());
 }
@@ -598,6 +598,43 @@ TEST(DaemonOptions, HelpExplainsThePeerTlsFlags) {
   EXPECT_TRUE(contains(help, "Mutual TLS between peer daemons:"));
   for (const char* flag : {"--peer-cert FILE", "--peer-key FILE", "--peer-ca FILE"})
     EXPECT_TRUE(contains(help, flag)) << flag;
+}
+
+// Unix socket connections per user and in all: from the file, over by the
+// flags, in their ranges, the per-user one no more than the total.
+TEST(DaemonOptions, ConnectionLimitsFromFileAndFlags) {
+  DaemonOptions defaults;
+  EXPECT_EQ(defaults.connection_limits.per_user, 64u);
+  EXPECT_EQ(defaults.connection_limits.total, 1024u);
+  TempConfig file("connections_per_user = 8\nconnections_total = 100\n");
+  std::string path = file.path();
+  const char* from_file[] = {"nodekeeperd", "--config", path.c_str()};
+  auto options = DaemonOptions::fromCommandLine(from_file);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->connection_limits.per_user, 8u);
+  EXPECT_EQ(options->connection_limits.total, 100u);
+  const char* flags[] = {"nodekeeperd", "--config", path.c_str(), "--connections-per-user", "20",
+                         "--connections-total=5000"};
+  auto over = DaemonOptions::fromCommandLine(flags);
+  ASSERT_TRUE(over.ok()) << over.error().message;
+  EXPECT_EQ(over->connection_limits.per_user, 20u);
+  EXPECT_EQ(over->connection_limits.total, 5000u);
+  EXPECT_TRUE(contains(DaemonOptions::helpText(), "--connections-per-user N"));
+  EXPECT_TRUE(contains(DaemonOptions::helpText(), "--connections-total N"));
+}
+
+TEST(DaemonOptions, RejectsBadConnectionLimits) {
+  EXPECT_EQ(flagRefusal({"--connections-per-user", "0"}),
+            "--connections-per-user must be a number between 1 and 65536, not '0'");
+  EXPECT_EQ(flagRefusal({"--connections-total", "many"}),
+            "--connections-total must be a number between 1 and 1048576, not 'many'");
+  EXPECT_EQ(flagRefusal({"--connections-per-user", "100", "--connections-total", "50"}),
+            "--connections-per-user (connections_per_user) 100 is more than --connections-total (connections_total) 50");
+  EXPECT_EQ(flagRefusal({"--connections-per-user", "65536", "--connections-total", "1048576"}), "(accepted)");
+  std::string zero = fileRefusal("connections_total = 0\n");
+  EXPECT_TRUE(contains(zero, "connections_total must be between 1 and 1048576, not 0")) << zero;
+  std::string type = fileRefusal("connections_per_user = \"lots\"\n");
+  EXPECT_TRUE(contains(type, "'connections_per_user' must be an integer")) << type;
 }
 
 }  // namespace

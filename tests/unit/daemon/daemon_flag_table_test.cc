@@ -61,6 +61,8 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("peer_cert", c.peer_cert);
   field("peer_key", c.peer_key);
   field("peer_ca", c.peer_ca);
+  field("connections_per_user", c.connections_per_user);
+  field("connections_total", c.connections_total);
   out << "help=" << parsed.show_help << ";version=" << parsed.show_version;
   return out.str();
 }
@@ -146,7 +148,7 @@ TEST(DaemonFlagTable, NumericFlagsKeepToTheirRange) {
                                    std::string("-1"), std::string(" 5")})
       EXPECT_EQ(refusal({name, bad}), message(bad));
   }
-  EXPECT_EQ(numeric, 8);
+  EXPECT_EQ(numeric, 10);
 }
 
 TEST(DaemonFlagTable, EqualsFormSetsWhatTheTwoWordFormSets) {

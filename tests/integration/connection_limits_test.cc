@@ -1,0 +1,263 @@
+// One unprivileged user (uid 65534) opens connection after connection to the
+// daemon's Unix socket: those over the per-user limit are closed at once,
+// root's `nodekeeper status` still answers, and a daemon out of descriptors
+// says so once and recovers.
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
+#include "testlib/wait_for.h"
+
+namespace nk::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr uid_t kNobody = 65534;
+constexpr size_t kMostConnections = 1000;
+
+// What the child reports: connections made and failed, and of those made,
+// how many the daemon has closed.
+struct Tally {
+  int connected = 0;
+  int failed = 0;
+  int closed_by_daemon = 0;
+};
+
+// A child process, uid 65534, holding up to `count` connections to `socket`.
+// Made with the syscalls alone after fork (the test process has threads).
+class NobodyConnections {
+ public:
+  NobodyConnections(const std::filesystem::path& socket, size_t count, bool wait_when_backlog_full) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+    signal(SIGPIPE, SIG_IGN);  // a child that died is seen in the tally
+    if (pipe(commands_) != 0 || pipe(reports_) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) runChild(address, count, wait_when_backlog_full);
+    close(commands_[0]);
+    close(reports_[1]);
+  }
+  ~NobodyConnections() {
+    if (pid_ <= 0) return;
+    send('q');
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+
+  bool started() const { return pid_ > 0; }
+
+  // The child's tally once it has made every attempt; then on each call.
+  bool tally(Tally& out) {
+    if (!send('t')) return false;
+    return read(reports_[0], &out, sizeof out) == static_cast<ssize_t>(sizeof out);
+  }
+
+  // Closes every connection and waits for the child to end.
+  void closeAll() {
+    if (pid_ <= 0) return;
+    send('q');
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+ private:
+  bool send(char command) { return write(commands_[1], &command, 1) == 1; }
+
+  [[noreturn]] void runChild(const sockaddr_un& address, size_t count, bool wait_when_backlog_full) {
+    close(commands_[1]);
+    close(reports_[0]);
+    // Room for every connection, set as root before the privileges go.
+    rlimit room{count + 1024, count + 1024};
+    if (setrlimit(RLIMIT_NOFILE, &room) != 0) _exit(10);
+    if (setgroups(0, nullptr) != 0 || setresgid(kNobody, kNobody, kNobody) != 0 ||
+        setresuid(kNobody, kNobody, kNobody) != 0)
+      _exit(11);
+    static std::array<int, kMostConnections> fds;
+    Tally tally;
+    for (size_t i = 0; i < count && i < fds.size(); ++i) {
+      int fd = socket(AF_UNIX, SOCK_STREAM | (wait_when_backlog_full ? 0 : SOCK_NONBLOCK), 0);
+      if (fd < 0) _exit(12);
+      // A blocking connect waits while the backlog is full, but not forever.
+      timeval patience{5, 0};
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof patience);
+      if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0) {
+        fds[tally.connected++] = fd;
+      } else {
+        ++tally.failed;
+        close(fd);
+      }
+    }
+    char command = 0;
+    while (read(commands_[0], &command, 1) == 1 && command == 't') {
+      tally.closed_by_daemon = 0;
+      for (int i = 0; i < tally.connected; ++i) {
+        pollfd p{fds[i], POLLRDHUP, 0};
+        if (poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP))) ++tally.closed_by_daemon;
+      }
+      if (write(reports_[1], &tally, sizeof tally) != sizeof tally) _exit(13);
+    }
+    for (int i = 0; i < tally.connected; ++i) close(fds[i]);
+    _exit(0);
+  }
+
+  pid_t pid_ = -1;
+  int commands_[2] = {-1, -1};
+  int reports_[2] = {-1, -1};
+};
+
+std::string fileText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// "Threads:" and "VmRSS:" from /proc/PID/status.
+std::string threadsAndMemory(pid_t pid, long* threads) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.starts_with("Threads:")) {
+      *threads = std::stol(line.substr(8));
+      out += line + "  ";
+    }
+    if (line.starts_with("VmRSS:")) out += line + "  ";
+  }
+  return out;
+}
+
+// User and system time of the process so far.
+double cpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i)
+    if (i >= 14) ticks += std::stod(field);  // utime, stime
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+ProcessResult statusOf(const DaemonProcess& daemon) {
+  return runProgram({cliPath(), "--socket", daemon.socket().string(), "status"});
+}
+
+TEST(ConnectionLimits, OneUserWithAThousandConnectionsIsHeldToTheLimitAndStatusAnswers) {
+  TempDir dir("connection-limits", TempDir::Access::kShared);
+  DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start(dir.path(), {"--connections-per-user", "64"})) << daemon.lastError();
+
+  NobodyConnections nobody(daemon.socket(), kMostConnections, /*wait_when_backlog_full=*/true);
+  ASSERT_TRUE(nobody.started());
+  Tally tally;
+  ASSERT_TRUE(nobody.tally(tally));
+  EXPECT_EQ(tally.connected, static_cast<int>(kMostConnections)) << tally.failed << " connects failed";
+  // The daemon closes each one over the limit as it accepts it.
+  EXPECT_TRUE(waitFor([&] { return nobody.tally(tally) && tally.connected - tally.closed_by_daemon <= 64; }, 20s))
+      << tally.connected - tally.closed_by_daemon << " of " << tally.connected << " still open";
+  EXPECT_EQ(tally.connected - tally.closed_by_daemon, 64);
+
+  long threads = 0;
+  std::cout << "daemon with uid 65534 holding " << tally.connected - tally.closed_by_daemon << " of "
+            << tally.connected << " connections: " << threadsAndMemory(daemon.pid(), &threads) << "\n";
+  EXPECT_LT(threads, 500);
+
+  ProcessResult status = statusOf(daemon);
+  EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
+
+  std::string log = fileText(daemon.stderrPath());
+  EXPECT_EQ(occurrences(log, "refusing Unix socket connections from uid 65534"), 1u) << log;
+
+  // Connections that close give their slots back (soon, not at once: the
+  // daemon notices within a second or so).
+  nobody.closeAll();
+  bool all_kept = false;
+  for (int attempt = 0; attempt < 40 && !all_kept; ++attempt) {
+    NobodyConnections again(daemon.socket(), 64, true);
+    ASSERT_TRUE(again.started());
+    ASSERT_TRUE(again.tally(tally));
+    // A refusal shows as a hang-up; give one time to come.
+    std::this_thread::sleep_for(500ms);
+    ASSERT_TRUE(again.tally(tally));
+    all_kept = tally.connected == 64 && tally.closed_by_daemon == 0;
+  }
+  EXPECT_TRUE(all_kept) << tally.closed_by_daemon << " of " << tally.connected << " refused";
+}
+
+TEST(ConnectionLimits, ADaemonOutOfDescriptorsSaysSoOnceAndRecovers) {
+  TempDir dir("connection-limits-emfile", TempDir::Access::kShared);
+  DaemonProcess daemon;
+  // The daemon inherits a small descriptor limit; the limits themselves
+  // would allow every connection.
+  rlimit before{};
+  getrlimit(RLIMIT_NOFILE, &before);
+  rlimit small = before;
+  small.rlim_cur = 160;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &small), 0);
+  bool started = daemon.start(dir.path(), {"--connections-per-user", "1000", "--connections-total", "1000"});
+  setrlimit(RLIMIT_NOFILE, &before);
+  ASSERT_TRUE(started) << daemon.lastError();
+
+  {
+    NobodyConnections nobody(daemon.socket(), 400, /*wait_when_backlog_full=*/false);
+    ASSERT_TRUE(nobody.started());
+    Tally tally;
+    ASSERT_TRUE(nobody.tally(tally));
+    EXPECT_TRUE(waitFor([&] { return fileText(daemon.stderrPath()).find("out of file descriptors") != std::string::npos; },
+                        20s))
+        << fileText(daemon.stderrPath());
+    long threads = 0;
+    std::cout << "daemon out of descriptors (" << tally.connected << " connected, " << tally.failed
+              << " refused by a full backlog): " << threadsAndMemory(daemon.pid(), &threads) << "\n";
+    // Some time out of descriptors, with connections still coming; the CPU
+    // the daemon spends meanwhile is printed (a spinning accept loop showed
+    // as most of a core), not asserted.
+    double cpu_before = cpuSeconds(daemon.pid());
+    NobodyConnections more(daemon.socket(), 50, false);
+    std::this_thread::sleep_for(3s);
+    std::cout << "daemon CPU over 3 s out of descriptors: " << cpuSeconds(daemon.pid()) - cpu_before << " s\n";
+  }
+  // Every connection closed: the daemon answers again.
+  EXPECT_TRUE(waitFor([&] { return statusOf(daemon).exit_code == 0; }, 30s));
+  ProcessResult status = statusOf(daemon);
+  EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
+  std::string log = fileText(daemon.stderrPath());
+  EXPECT_EQ(occurrences(log, "out of file descriptors"), 1u) << log;
+  EXPECT_NE(log.find("file descriptors available again"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace nk::test
