@@ -135,6 +135,10 @@ Result<std::unique_ptr<UnixSocketServer>> UnixSocketServer::start(const std::fil
     return error;
   }
   auto result = std::make_unique<UnixSocketServer>(PrivateTag{}, path, fd, std::move(server), std::move(options));
+  if (struct stat bound {}; ::lstat(path.c_str(), &bound) == 0) {
+    result->socket_dev_ = bound.st_dev;
+    result->socket_ino_ = bound.st_ino;
+  }
   if (pipe2(result->wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return unavailable(errnoText("pipe"));
   result->reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (result->reserve_fd_ < 0) return unavailable(errnoText("cannot open /dev/null"));
@@ -343,8 +347,9 @@ void UnixSocketServer::shutdown() {
   }
   if (accept_thread_.joinable()) accept_thread_.join();
   if (listen_fd_ >= 0) close(listen_fd_);
-  std::error_code ec;
-  std::filesystem::remove(path_, ec);
+  if (struct stat now {}; ::lstat(path_.c_str(), &now) == 0 && S_ISSOCK(now.st_mode) && now.st_dev == socket_dev_ &&
+                          now.st_ino == socket_ino_)
+    ::unlink(path_.c_str());
   // Streams (telemetry watchers) get a short grace period, then are cancelled.
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
   // Only now: gRPC has closed its descriptors, and ours held the sockets open.

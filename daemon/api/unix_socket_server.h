@@ -83,6 +83,10 @@ class UnixSocketServer {
 
   std::filesystem::path path_;
   int listen_fd_ = -1;
+  // The socket file this server made: shutdown removes the path only while
+  // it is still that file, not whatever has been put there since.
+  dev_t socket_dev_ = 0;
+  ino_t socket_ino_ = 0;
   int wake_pipe_[2] = {-1, -1};
   // Kept open to be given up when descriptors run out, so that a pending
   // connection can still be accepted and closed (its client hears "no"

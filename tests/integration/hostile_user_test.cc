@@ -181,6 +181,23 @@ TEST_F(SocketPathTest, ALiveSocketIsNotTakenOver) {
   EXPECT_EQ(status.exit_code, 0) << status.err;
 }
 
+// On the way out the daemon removes its own socket, not whatever file was
+// put at the path while it ran.
+TEST_F(SocketPathTest, OnStopOnlyItsOwnSocketIsRemoved) {
+  DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start(dir_ / "own")) << daemon.lastError();
+  const fs::path socket = daemon.socket();
+  ASSERT_EQ(::unlink(socket.c_str()), 0);
+  { std::ofstream(socket) << "put here later\n"; }
+  EXPECT_EQ(daemon.stop(), 0);
+  EXPECT_EQ(readFile(socket), "put here later\n");
+
+  DaemonProcess again;
+  ASSERT_TRUE(again.start(dir_ / "again")) << again.lastError();
+  EXPECT_EQ(again.stop(), 0);
+  EXPECT_FALSE(fs::exists(again.socket())) << "its own socket is still removed";
+}
+
 TEST_F(SocketPathTest, ASocketDirectoryOthersCanWriteIsRefused) {
   const fs::path open = dir_ / "open";
   makeDir(open, fs::perms::all);

@@ -128,7 +128,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 25);
+  EXPECT_EQ(settings, 27);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -149,6 +149,8 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
   EXPECT_EQ(*config->recording_quota_per_user, defaults.recording_limits.per_user_bytes);
   EXPECT_EQ(*config->recording_quota_total, defaults.recording_limits.total_bytes);
   EXPECT_EQ(std::chrono::hours(24) * *config->recording_max_age_days, defaults.recording_limits.max_age);
+  EXPECT_EQ(*config->connections_per_user, defaults.connection_limits.per_user);
+  EXPECT_EQ(*config->connections_total, defaults.connection_limits.total);
   // Unset by default: the example shows a value.
   EXPECT_TRUE(config->node_name.has_value());
   EXPECT_TRUE(config->listen.has_value());
