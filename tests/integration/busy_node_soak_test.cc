@@ -42,6 +42,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "testlib/daemon_process.h"
 #include "testlib/files.h"
 #include "testlib/host_load.h"
@@ -68,11 +69,6 @@ int countFromEnv(const char* name, int fallback) {
 }
 
 std::string nodeName(int i) { return "n" + std::to_string(i); }
-
-int64_t realtimeNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
@@ -420,7 +416,7 @@ TEST_F(BusyNodeSoakTest, AKilledNodeIsFoundDown) {
       ASSERT_TRUE(startJob(job, job_id, envOr("NK_MPI_CHECK"), {"hang", "600", "100"}));
       std::vector<pid_t> pids = waitUntilRunning(job, job_id);
       ASSERT_FALSE(pids.empty());
-      const int64_t killed_ns = realtimeNs();
+      const int64_t killed_ns = wallClockNs();
       node(victim).kill9();
       ::kill(pids[victim], SIGKILL);
       std::optional<Json> fault = waitForFault(job_id, nodeName(victim));
@@ -467,7 +463,7 @@ TEST_F(BusyNodeSoakTest, AStoppedRankIsFoundHung) {
     ASSERT_TRUE(startJob(job, job_id, envOr("NK_MPI_CHECK"), {"hang", "30", "100"}));
     std::vector<pid_t> pids = waitUntilRunning(job, job_id);
     ASSERT_FALSE(pids.empty());
-    const int64_t stopped_ns = realtimeNs();
+    const int64_t stopped_ns = wallClockNs();
     ASSERT_EQ(::kill(pids[at], SIGSTOP), 0);
     std::optional<Json> fault = waitForFault(job_id, nodeName(at));
     ::kill(pids[at], SIGCONT);

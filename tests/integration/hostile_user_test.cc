@@ -18,6 +18,7 @@
 
 #include "nodekeeper/v1/faults.grpc.pb.h"
 #include "taskgraph/recording_writer.h"
+#include "base/clock.h"
 #include "testlib/daemon_process.h"
 #include "testlib/files.h"
 #include "testlib/run_program.h"
@@ -236,9 +237,7 @@ TEST_F(HostileUserTest, AMessageLogPlantedByAnotherUserIsIgnored) {
   std::vector<uint64_t> words((wire::MessageLog::regionSize(capacity) + 7) / 8);
   auto region = std::as_writable_bytes(std::span(words));
   wire::MessageLog log(region, capacity);
-  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  const int64_t now_ns = wallClockNs();
   log.append("MPI_Send", 1, 0, 64, now_ns - 3'000'000'000, now_ns - 1'000'000'000, 1);
   const fs::path prepared = dir_ / "prepared.log";
   {

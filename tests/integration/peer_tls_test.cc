@@ -28,6 +28,7 @@
 #include "nodekeeper/v1/faults.grpc.pb.h"
 #include "protos/health.grpc.pb.h"
 #include "protos/reflection.grpc.pb.h"
+#include "base/clock.h"
 #include "testlib/daemon_process.h"
 #include "testlib/files.h"
 #include "testlib/mpi_job.h"
@@ -209,9 +210,7 @@ class PeerTlsTest : public ::testing::Test {
     fault.set_node(about);
     fault.add_ranks(3);
     fault.set_localised_by("n2");
-    const int64_t now =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
+    const int64_t now = wallClockNs();
     fault.set_first_symptom_ns(now);
     fault.set_localised_ns(now);
     fault.add_evidence("planted by a peer");
