@@ -59,6 +59,7 @@ ErrorCode errorCode(grpc::StatusCode code) {
     case grpc::StatusCode::OUT_OF_RANGE: return ErrorCode::kOutOfRange;
     case grpc::StatusCode::UNIMPLEMENTED: return ErrorCode::kUnimplemented;
     case grpc::StatusCode::DATA_LOSS: return ErrorCode::kDataLoss;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return ErrorCode::kResourceExhausted;
     default: return ErrorCode::kInternal;
   }
 }

@@ -22,6 +22,7 @@
 #include "api/peer_listener.h"
 #include "api/peer_token.h"
 #include "api/peer_transport.h"
+#include "api/stream_host.h"
 #include "api/node_service_impl.h"
 #include "apps/app_registry.h"
 #include "apps/energy_manager.h"
@@ -203,6 +204,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   if (Status s = daemon->openNode(); !s) return s.error();
   daemon->restoreControlsLeftSaved();
   daemon->buildAccessPolicy();
+  daemon->streams_ = std::make_unique<StreamHost>(options.stream_limits, [](const std::string& message) {
+    Logger::warning(message);
+  });
   daemon->buildNodeService();
   daemon->buildApps();
   daemon->startEnergyManager();
@@ -325,7 +329,7 @@ void Daemon::buildAccessPolicy() {
 
 void Daemon::buildNodeService() {
   NodeServiceImpl::Info info{hostName(), options_.emulate, profile_name_};
-  services_.push_back(std::make_unique<NodeServiceImpl>(*node_, *access_, info));
+  services_.push_back(std::make_unique<NodeServiceImpl>(*node_, *access_, *streams_, info));
 }
 
 void Daemon::buildApps() {
@@ -344,7 +348,7 @@ void Daemon::buildApps() {
     registry.budget_floor = BudgetFloor(
         [emulated](uint32_t busy_cores) -> std::optional<double> { return emulated->powerAtLowestClockW(busy_cores); });
   apps_ = std::make_unique<AppRegistry>(*access_, std::make_unique<ProcProcessInspector>(), registry);
-  services_.push_back(std::make_unique<AppsServiceImpl>(*apps_, *access_));
+  services_.push_back(std::make_unique<AppsServiceImpl>(*apps_, *access_, *streams_));
 }
 
 void Daemon::startEnergyManager() {
@@ -376,7 +380,7 @@ void Daemon::buildTaskService() {
   // at the first session.
   sessions_->sweep();
   services_.push_back(
-      std::make_unique<TasksServiceImpl>(*sessions_, *access_, std::chrono::seconds(options_.debug_grace_s)));
+      std::make_unique<TasksServiceImpl>(*sessions_, *access_, *streams_, std::chrono::seconds(options_.debug_grace_s)));
 }
 
 void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {
@@ -438,7 +442,8 @@ void Daemon::buildFaultServices() {
   std::filesystem::path own_socket = std::filesystem::absolute(options_.socket_path, absolute_error);
   if (absolute_error) own_socket = options_.socket_path;
   services_.push_back(std::make_unique<FaultsServiceImpl>(*jobs_, *symptoms_, *access_, "unix:" + own_socket.string(),
-                                                          *peer_network_, *fault_tree_, *fault_reports_, faults));
+                                                          *peer_network_, *fault_tree_, *fault_reports_, *streams_,
+                                                          faults));
   services_.push_back(
       std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_, message_logs_));
 }
@@ -474,6 +479,7 @@ Status Daemon::startSocketServer() {
   for (auto& service : services_) services.push_back(service.get());
   UnixSocketServer::Options server_options;
   server_options.limits = options_.connection_limits;
+  server_options.max_message_bytes = options_.max_message_bytes;
   server_options.log_warning = [](const std::string& message) { Logger::warning(message); };
   server_options.log_info = [](const std::string& message) { Logger::info(message); };
   auto server = UnixSocketServer::start(socket, services, std::move(server_options));
@@ -562,6 +568,7 @@ void Daemon::stop() {
   peer_server_.reset();
   peer_service_.reset();
   services_.clear();
+  streams_.reset();
   fault_tree_.reset();
   fault_reports_.reset();
   peer_network_.reset();

@@ -22,6 +22,7 @@ class EnergyManager;
 class SessionRegistry;
 class JobRegistry;
 class MessageLogProbe;
+class StreamHost;
 class SymptomStore;
 class PeerToken;
 class PeerTransport;
@@ -96,6 +97,8 @@ class Daemon {
   std::shared_ptr<const MessageLogProbe> message_logs_;
   std::unique_ptr<grpc::Service> peer_service_;
   std::unique_ptr<grpc::Server> peer_server_;
+  // The Unix socket's streams: outlives the server, whose shutdown ends them.
+  std::unique_ptr<StreamHost> streams_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::unique_ptr<UnixSocketServer> server_;
   bool stopped_ = false;

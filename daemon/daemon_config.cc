@@ -228,13 +228,22 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       status = needInteger(config.connections_per_user, 1, 65536);
     } else if (name == "connections_total") {
       status = needInteger(config.connections_total, 1, 1048576);
+    } else if (name == "streams_per_user") {
+      status = needInteger(config.streams_per_user, 1, 1048576);
+    } else if (name == "streams_total") {
+      status = needInteger(config.streams_total, 1, 1048576);
+    } else if (name == "stream_messages_per_second") {
+      status = needInteger(config.stream_messages_per_second, 1, 10000000);
+    } else if (name == "max_message_bytes") {
+      status = needInteger(config.max_message_bytes, 4096, 1073741824);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, emulate_ignore_host_load, profile, sysfs_root, log_level, "
                                "telemetry_interval_ms, admin_group, dct_interval_ms, dvfs_per_dct, debug_grace_s, "
                                "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
                                "tree_heartbeat_misses, recording_quota_per_user, recording_quota_total, "
-                               "recording_max_age_days, peer_cert, peer_key, peer_ca, connections_per_user, connections_total)");
+                               "recording_max_age_days, peer_cert, peer_key, peer_ca, connections_per_user, connections_total, streams_per_user, streams_total, "
+                               "stream_messages_per_second, max_message_bytes)");
     }
     if (!status) return status.error();
   }
@@ -286,6 +295,10 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(peer_ca, over.peer_ca);
   take(connections_per_user, over.connections_per_user);
   take(connections_total, over.connections_total);
+  take(streams_per_user, over.streams_per_user);
+  take(streams_total, over.streams_total);
+  take(stream_messages_per_second, over.stream_messages_per_second);
+  take(max_message_bytes, over.max_message_bytes);
 }
 
 }  // namespace nk

@@ -46,6 +46,10 @@ struct DaemonConfig {
   // together may hold open.
   std::optional<uint32_t> connections_per_user;
   std::optional<uint32_t> connections_total;
+  std::optional<uint32_t> streams_per_user;
+  std::optional<uint32_t> streams_total;
+  std::optional<uint32_t> stream_messages_per_second;
+  std::optional<uint32_t> max_message_bytes;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);

@@ -30,7 +30,7 @@ auto quota(std::optional<uint64_t> DaemonConfig::*field) {
   };
 }
 constexpr std::string_view kPeerTls = "Mutual TLS between peer daemons";
-constexpr std::string_view kConnections = "Client connections (Unix socket)";
+constexpr std::string_view kConnections = "Client connections and streams (Unix socket)";
 
 // A string taken as it is.
 auto text(std::optional<std::string> DaemonConfig::*field) {
@@ -284,6 +284,41 @@ const std::vector<Flag>& table() {
                "open (default 1024, 1..1048576; root is exempt)",
        .range = Range{1, 1048576},
        .set = number(&DaemonConfig::connections_total)},
+      {.name = "--streams-per-user",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kConnections,
+       .help = "streams (watches, app and debugger streams) one user\n"
+               "may hold open; more end with RESOURCE_EXHAUSTED\n"
+               "(default 256, 1..1048576; root is exempt)",
+       .range = Range{1, 1048576},
+       .set = number(&DaemonConfig::streams_per_user)},
+      {.name = "--streams-total",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kConnections,
+       .help = "streams all users together may hold open (default\n"
+               "4096, 1..1048576; root is exempt)",
+       .range = Range{1, 1048576},
+       .set = number(&DaemonConfig::streams_total)},
+      {.name = "--stream-messages-per-second",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kConnections,
+       .help = "messages a client may send on one stream, on average\n"
+               "with a burst of one second's worth; a faster stream\n"
+               "ends with RESOURCE_EXHAUSTED (default 10000)",
+       .range = Range{1, 10000000},
+       .set = number(&DaemonConfig::stream_messages_per_second)},
+      {.name = "--max-message-bytes",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = kConnections,
+       .help = "the largest message a client may send; a larger one\n"
+               "ends its call with RESOURCE_EXHAUSTED (default\n"
+               "4194304, 4096..1073741824)",
+       .range = Range{4096, 1073741824},
+       .set = number(&DaemonConfig::max_message_bytes)},
   };
   return flags;
 }

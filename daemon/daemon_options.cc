@@ -62,6 +62,10 @@ Status takeSettings(const DaemonConfig& merged, DaemonOptions& options) {
   if (merged.peer_ca) options.peer_ca_file = *merged.peer_ca;
   if (merged.connections_per_user) options.connection_limits.per_user = *merged.connections_per_user;
   if (merged.connections_total) options.connection_limits.total = *merged.connections_total;
+  if (merged.streams_per_user) options.stream_limits.streams.per_user = *merged.streams_per_user;
+  if (merged.streams_total) options.stream_limits.streams.total = *merged.streams_total;
+  if (merged.stream_messages_per_second) options.stream_limits.messages_per_second = *merged.stream_messages_per_second;
+  if (merged.max_message_bytes) options.max_message_bytes = *merged.max_message_bytes;
   return {};
 }
 
@@ -100,6 +104,11 @@ Status checkCombinations(const DaemonOptions& options, const DaemonConfig& flags
                            std::to_string(options.connection_limits.per_user) +
                            " is more than --connections-total (connections_total) " +
                            std::to_string(options.connection_limits.total));
+  if (options.stream_limits.streams.per_user > options.stream_limits.streams.total)
+    return invalidArgument("--streams-per-user (streams_per_user) " +
+                           std::to_string(options.stream_limits.streams.per_user) +
+                           " is more than --streams-total (streams_total) " +
+                           std::to_string(options.stream_limits.streams.total));
   return {};
 }
 

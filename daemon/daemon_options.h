@@ -9,6 +9,7 @@
 #include "daemon_config.h"
 #include "energy/policy_config.h"
 #include "api/connection_limits.h"
+#include "api/stream_host.h"
 #include "logger.h"
 #include "tasks/recording_quota.h"
 
@@ -63,6 +64,10 @@ struct DaemonOptions {
   bool peerTls() const { return !peer_cert_file.empty(); }
   // Unix socket connections per user and in all.
   ConnectionLimits::Settings connection_limits;
+  // Streams per user and in all, and what one stream's client may send.
+  StreamHost::Settings stream_limits;
+  // The largest message a client may send (gRPC refuses a larger one).
+  uint32_t max_message_bytes = 4u << 20;
 
   static Result<DaemonOptions> fromCommandLine(std::span<const char* const> args);
   static std::string helpText();

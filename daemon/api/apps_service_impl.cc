@@ -1,9 +1,8 @@
 #include "apps_service_impl.h"
 
-#include <atomic>
-#include <chrono>
-#include <thread>
-
+#include "api/app_control_stream.h"
+#include "api/app_wire.h"
+#include "api/refused_stream.h"
 #include "apps/app_registry.h"
 #include "peer_identity.h"
 #include "status_mapping.h"
@@ -14,45 +13,14 @@ namespace v1 = nodekeeper::v1;
 
 namespace {
 
-void toProto(const AppThreadRecord& thread, v1::AppThread* out) {
-  out->set_tid(thread.tid);
-  out->set_omp_thread_num(thread.omp_thread_num);
-  out->set_core(thread.core);
-  for (uint32_t cpu : thread.affinity) out->mutable_affinity()->add_cpus(cpu);
-}
-
-void toProto(const AppRecord& app, v1::App* out) {
-  out->set_app_id(app.id);
-  out->set_pid(app.pid);
-  out->set_uid(app.uid);
-  out->set_name(app.name);
-  out->set_power_budget_mw(app.power_budget_mw);
-  out->set_policy(app.policy);
-  out->set_thread_count(app.decision.thread_count);
-  out->set_max_threads(app.max_threads);
-  out->set_reported_team_size(app.reported_team_size);
-  out->set_control_attached(app.control_attached);
-  out->set_measured_power_mw(app.measured_power_mw);
-  out->set_effective_budget_mw(app.effective_budget_mw);
-  out->set_effective_policy(app.effective_policy);
-  out->set_budget_floor_mw(app.budget_floor_mw);
-  out->set_budget_warning(app.budget_warning);
-  out->set_over_budget_reason(app.over_budget_reason);
-  out->set_managed(app.managed);
-  for (const auto& thread : app.threads) toProto(thread, out->add_threads());
-}
-
 // A uint64 above INT64_MAX is what a negative number sent as unsigned looks
 // like; the registry then rejects it as not positive.
 int64_t toSignedMw(uint64_t mw) { return static_cast<int64_t>(mw); }
 
-// How long a control stream waits for a decision before it looks at
-// cancellation again; decisions themselves wake it at once.
-constexpr std::chrono::milliseconds kControlWakeup{500};
-
 }  // namespace
 
-AppsServiceImpl::AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access) : apps_(apps), access_(access) {}
+AppsServiceImpl::AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access, StreamHost& streams)
+    : apps_(apps), access_(access), streams_(streams) {}
 
 grpc::Status AppsServiceImpl::RegisterApp(grpc::ServerContext* context, const v1::RegisterAppRequest* request,
                                           v1::App* out) {
@@ -66,7 +34,7 @@ grpc::Status AppsServiceImpl::RegisterApp(grpc::ServerContext* context, const v1
   registration.tracing_only = request->tracing_only();
   auto app = apps_.registerApp(*peer, registration);
   if (!app) return toGrpcStatus(app.error());
-  toProto(*app, out);
+  AppWire::toProto(*app, out);
   return grpc::Status::OK;
 }
 
@@ -93,7 +61,7 @@ grpc::Status AppsServiceImpl::SetPowerBudget(grpc::ServerContext* context, const
   if (!peer) return toGrpcStatus(peer.error());
   auto app = apps_.setPowerBudget(*peer, request->app_id(), toSignedMw(request->power_budget_mw()));
   if (!app) return toGrpcStatus(app.error());
-  toProto(*app, out);
+  AppWire::toProto(*app, out);
   return grpc::Status::OK;
 }
 
@@ -103,73 +71,24 @@ grpc::Status AppsServiceImpl::SetAppPolicy(grpc::ServerContext* context, const v
   if (!peer) return toGrpcStatus(peer.error());
   auto app = apps_.setPolicy(*peer, request->app_id(), request->policy());
   if (!app) return toGrpcStatus(app.error());
-  toProto(*app, out);
+  AppWire::toProto(*app, out);
   return grpc::Status::OK;
 }
 
 grpc::Status AppsServiceImpl::ListApps(grpc::ServerContext*, const v1::ListAppsRequest*, v1::AppList* out) {
-  for (const auto& app : apps_.list()) toProto(app, out->add_apps());
+  for (const auto& app : apps_.list()) AppWire::toProto(app, out->add_apps());
   return grpc::Status::OK;
 }
 
-grpc::Status AppsServiceImpl::Control(grpc::ServerContext* context,
-                                      grpc::ServerReaderWriter<v1::AppDecision, v1::AppReport>* stream) {
+grpc::ServerBidiReactor<v1::AppReport, v1::AppDecision>* AppsServiceImpl::Control(grpc::CallbackServerContext* context) {
+  using Refused = RefusedStream<grpc::ServerBidiReactor<v1::AppReport, v1::AppDecision>>;
   auto peer = PeerIdentity::fromContext(*context);
-  if (!peer) return toGrpcStatus(peer.error());
-  v1::AppReport first;
-  if (!stream->Read(&first)) return grpc::Status::OK;  // closed before saying who it is
-  uint64_t app_id = first.app_id();
-  if (app_id == 0) {
-    auto own = apps_.findByPid(peer->pid);
-    if (!own)
-      return toGrpcStatus(
-          notFound("process " + std::to_string(peer->pid) + " has no registered app; call RegisterApp first"));
-    app_id = own->id;
-  }
-  auto attached = apps_.attachControl(*peer, app_id);
-  if (!attached) return toGrpcStatus(attached.error());
-  if (first.team_size() > 0) (void)apps_.report(app_id, first.team_size());
-
-  // One thread reads reports; the end of the stream (the app closed it or
-  // died) unregisters the app, which wakes the writer below at once.
-  std::atomic<bool> reader_done{false};
-  std::thread reader([&] {
-    v1::AppReport report;
-    while (stream->Read(&report))
-      if (report.team_size() > 0) (void)apps_.report(app_id, report.team_size());
-    reader_done = true;
-    (void)apps_.endControl(app_id);
-  });
-
-  uint64_t sent_seq = 0;
-  while (true) {
-    bool gone = false;
-    auto decision = apps_.waitDecision(app_id, sent_seq, kControlWakeup, &gone);
-    if (gone) break;
-    if (context->IsCancelled()) break;
-    if (!decision) continue;
-    v1::AppDecision message;
-    message.set_app_id(app_id);
-    message.set_thread_count(decision->thread_count);
-    message.set_sequence(decision->seq);
-    for (const auto& thread : decision->threads) toProto(thread, message.add_threads());
-    for (const auto& [core, khz] : decision->core_khz) {
-      auto* f = message.add_frequencies();
-      f->set_core(core);
-      f->set_khz(khz);
-    }
-    if (!stream->Write(message)) break;
-    sent_seq = decision->seq;
-  }
-  // Unless the app ended the stream, it was unregistered by someone else
-  // (UnregisterApp, reaping) or a write failed: cancel, so that the reader's
-  // Read returns (and unregisters the app if it is still there).
-  bool ended_by_app = reader_done;
-  if (!ended_by_app) context->TryCancel();
-  reader.join();
-  if (ended_by_app) return grpc::Status::OK;
-  return streamCancelled("control stream of app " + std::to_string(app_id) +
-                         " ended: unregistered, or the stream broke");
+  if (!peer) return Refused::make(streams_, toGrpcStatus(peer.error()));
+  auto slot = streams_.admit(*peer, "Apps.Control");
+  if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
+  auto* stream = streams_.adopt(std::make_unique<AppControlStream>(streams_, std::move(*slot), apps_, *peer));
+  stream->begin();
+  return stream;
 }
 
 }  // namespace nk

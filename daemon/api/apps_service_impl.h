@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/stream_host.h"
 #include "nodekeeper/v1/apps.grpc.pb.h"
 
 namespace nk {
@@ -8,10 +9,12 @@ class AppRegistry;
 class AccessPolicy;
 
 // AppsService: translates requests to AppRegistry calls; the caller's pid and
-// uid come from SO_PEERCRED (PeerIdentity), never from the request.
-class AppsServiceImpl final : public nodekeeper::v1::AppsService::Service {
+// uid come from SO_PEERCRED (PeerIdentity), never from the request. Control
+// streams use gRPC's callback API (AppControlStream, held by the StreamHost).
+class AppsServiceImpl final
+    : public nodekeeper::v1::AppsService::WithCallbackMethod_Control<nodekeeper::v1::AppsService::Service> {
  public:
-  AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access);
+  AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access, StreamHost& streams);
 
   grpc::Status RegisterApp(grpc::ServerContext*, const nodekeeper::v1::RegisterAppRequest*,
                            nodekeeper::v1::App*) override;
@@ -25,12 +28,13 @@ class AppsServiceImpl final : public nodekeeper::v1::AppsService::Service {
                             nodekeeper::v1::App*) override;
   grpc::Status ListApps(grpc::ServerContext*, const nodekeeper::v1::ListAppsRequest*,
                         nodekeeper::v1::AppList*) override;
-  grpc::Status Control(grpc::ServerContext*,
-                       grpc::ServerReaderWriter<nodekeeper::v1::AppDecision, nodekeeper::v1::AppReport>*) override;
+  grpc::ServerBidiReactor<nodekeeper::v1::AppReport, nodekeeper::v1::AppDecision>* Control(
+      grpc::CallbackServerContext*) override;
 
  private:
   AppRegistry& apps_;
   const AccessPolicy& access_;
+  StreamHost& streams_;
 };
 
 }  // namespace nk

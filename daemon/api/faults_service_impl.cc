@@ -4,7 +4,9 @@
 
 #include "api/fault_wire.h"
 #include "api/grpc_peer_network.h"
+#include "api/log_follow_stream.h"
 #include "api/peer_identity.h"
+#include "api/refused_stream.h"
 #include "api/status_mapping.h"
 #include "base/clock.h"
 #include "base/single_quoted.h"
@@ -22,8 +24,8 @@ namespace nk {
 
 namespace {
 
-// How often a following WatchSymptoms looks whether its caller left.
-constexpr std::chrono::milliseconds kWatchWakeup{250};
+// Entries a watch stream takes from its log at a time.
+constexpr size_t kWatchBatch = 256;
 
 
 std::vector<CommProgressRecord> fromProto(const google::protobuf::RepeatedPtrField<v1::CommProgress>& comms) {
@@ -48,13 +50,15 @@ SymptomIntake::Options intakeOptions(const FaultsServiceImpl::Options& options, 
 
 FaultsServiceImpl::FaultsServiceImpl(JobRegistry& jobs, SymptomStore& symptoms, const AccessPolicy& access,
                                      std::string own_endpoint, GrpcPeerNetwork& network,
-                                     FaultTreeCoordinator& coordinator, FaultReportLog& reports, Options options)
+                                     FaultTreeCoordinator& coordinator, FaultReportLog& reports, StreamHost& streams,
+                                     Options options)
     : jobs_(jobs),
       symptoms_(symptoms),
       access_(access),
       network_(network),
       coordinator_(coordinator),
       reports_(reports),
+      streams_(streams),
       options_(std::move(options)),
       intake_(jobs_, network_, intakeOptions(options_, std::move(own_endpoint))) {}
 
@@ -175,10 +179,11 @@ grpc::Status FaultsServiceImpl::ListJobs(grpc::ServerContext* context, const v1:
   return grpc::Status::OK;
 }
 
-grpc::Status FaultsServiceImpl::WatchSymptoms(grpc::ServerContext* context, const v1::WatchSymptomsRequest* request,
-                                              grpc::ServerWriter<v1::Symptom>* writer) {
+grpc::ServerWriteReactor<v1::Symptom>* FaultsServiceImpl::WatchSymptoms(grpc::CallbackServerContext* context,
+                                                                        const v1::WatchSymptomsRequest* request) {
+  using Refused = RefusedStream<grpc::ServerWriteReactor<v1::Symptom>>;
   auto peer = PeerIdentity::fromContext(*context);
-  if (!peer) return toGrpcStatus(peer.error());
+  if (!peer) return Refused::make(streams_, toGrpcStatus(peer.error()));
   SymptomStore::Filter filter;
   if (!request->job_id().empty()) filter.job_id = request->job_id();
   if (!access_.isAdmin(*peer)) {
@@ -186,51 +191,46 @@ grpc::Status FaultsServiceImpl::WatchSymptoms(grpc::ServerContext* context, cons
     if (filter.job_id) {
       auto job = jobs_.job(*filter.job_id);
       if (job && job->uid != peer->uid)
-        return toGrpcStatus(permissionDenied("job " + singleQuoted(*filter.job_id) + " belongs to uid " +
-                                             std::to_string(job->uid) + "; only its owner or an admin may watch its "
-                                             "symptoms (you are uid " + std::to_string(peer->uid) + ")"));
+        return Refused::make(
+            streams_, toGrpcStatus(permissionDenied("job " + singleQuoted(*filter.job_id) + " belongs to uid " +
+                                                    std::to_string(job->uid) +
+                                                    "; only its owner or an admin may watch its "
+                                                    "symptoms (you are uid " +
+                                                    std::to_string(peer->uid) + ")")));
     }
   }
-  uint64_t after = 0;
-  v1::Symptom message;
-  while (!context->IsCancelled()) {
-    SymptomStore::Batch batch = symptoms_.since(after, filter, 256);
-    for (const SymptomRecord& s : batch.symptoms) {
-      message.Clear();
-      FaultWire::toProto(s, &message);
-      if (!writer->Write(message)) return grpc::Status::OK;  // the watcher left
-    }
-    after = batch.last_id;
-    if (!batch.symptoms.empty()) continue;  // there may be more
-    if (!request->follow()) break;
-    symptoms_.waitForNewer(after, std::chrono::steady_clock::now() + kWatchWakeup);
-  }
-  return grpc::Status::OK;
+  auto slot = streams_.admit(*peer, "Faults.WatchSymptoms");
+  if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
+  auto fetch = [this, filter](uint64_t after, std::deque<v1::Symptom>& out) {
+    SymptomStore::Batch batch = symptoms_.since(after, filter, kWatchBatch);
+    for (const SymptomRecord& s : batch.symptoms) FaultWire::toProto(s, &out.emplace_back());
+    return std::max(after, batch.last_id);
+  };
+  auto* stream = streams_.adopt(
+      std::make_unique<LogFollowStream<v1::Symptom>>(streams_, std::move(*slot), std::move(fetch), request->follow()));
+  stream->begin();
+  return stream;
 }
 
-grpc::Status FaultsServiceImpl::WatchFaults(grpc::ServerContext* context, const v1::WatchFaultsRequest* request,
-                                            grpc::ServerWriter<v1::FaultReport>* writer) {
+grpc::ServerWriteReactor<v1::FaultReport>* FaultsServiceImpl::WatchFaults(grpc::CallbackServerContext* context,
+                                                                         const v1::WatchFaultsRequest* request) {
+  using Refused = RefusedStream<grpc::ServerWriteReactor<v1::FaultReport>>;
   auto peer = PeerIdentity::fromContext(*context);
-  if (!peer) return toGrpcStatus(peer.error());
+  if (!peer) return Refused::make(streams_, toGrpcStatus(peer.error()));
   FaultReportLog::Filter filter;
   if (!request->job_id().empty()) filter.job_id = request->job_id();
   if (!access_.isAdmin(*peer)) filter.uid = peer->uid;
-  uint64_t after = 0;
-  v1::FaultReport message;
-  while (!context->IsCancelled()) {
-    FaultReportLog::Batch batch = reports_.since(after, filter, 256);
-    for (const FaultRecord& f : batch.faults) {
-      message.Clear();
-      FaultWire::toProto(f, &message);
-      if (!writer->Write(message)) return grpc::Status::OK;
-    }
-    const bool more = batch.last_id != after;
-    after = batch.last_id;
-    if (more) continue;
-    if (!request->follow()) break;
-    reports_.waitForNewer(after, std::chrono::steady_clock::now() + kWatchWakeup);
-  }
-  return grpc::Status::OK;
+  auto slot = streams_.admit(*peer, "Faults.WatchFaults");
+  if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
+  auto fetch = [this, filter](uint64_t after, std::deque<v1::FaultReport>& out) {
+    FaultReportLog::Batch batch = reports_.since(after, filter, kWatchBatch);
+    for (const FaultRecord& f : batch.faults) FaultWire::toProto(f, &out.emplace_back());
+    return std::max(after, batch.last_id);
+  };
+  auto* stream = streams_.adopt(std::make_unique<LogFollowStream<v1::FaultReport>>(
+      streams_, std::move(*slot), std::move(fetch), request->follow()));
+  stream->begin();
+  return stream;
 }
 
 grpc::Status FaultsServiceImpl::PeerInfo(grpc::ServerContext*, const v1::PeerInfoRequest*,

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "api/stream_host.h"
 #include "faults/symptom_intake.h"
 #include "nodekeeper/v1/faults.grpc.pb.h"
 
@@ -24,7 +25,10 @@ class SymptomStore;
 // FaultTreeCoordinator); WatchFaults shows what this daemon published as a
 // tree's root. Admins may act for any rank; ListJobs, WatchSymptoms and
 // WatchFaults show a user only their own jobs.
-class FaultsServiceImpl final : public nodekeeper::v1::FaultsService::Service {
+// The two watches are callback-API streams held by the StreamHost.
+class FaultsServiceImpl final
+    : public nodekeeper::v1::FaultsService::WithCallbackMethod_WatchSymptoms<
+          nodekeeper::v1::FaultsService::WithCallbackMethod_WatchFaults<nodekeeper::v1::FaultsService::Service>> {
  public:
   struct Options {
     // The RankProgress calls to other daemons (SymptomIntake::Options).
@@ -45,7 +49,7 @@ class FaultsServiceImpl final : public nodekeeper::v1::FaultsService::Service {
   // so that it does not ask itself.
   FaultsServiceImpl(JobRegistry& jobs, SymptomStore& symptoms, const AccessPolicy& access, std::string own_endpoint,
                     GrpcPeerNetwork& network, FaultTreeCoordinator& coordinator, FaultReportLog& reports,
-                    Options options);
+                    StreamHost& streams, Options options);
 
   grpc::Status RegisterRank(grpc::ServerContext*, const nodekeeper::v1::RegisterRankRequest*,
                             nodekeeper::v1::RegisterRankResponse*) override;
@@ -57,10 +61,10 @@ class FaultsServiceImpl final : public nodekeeper::v1::FaultsService::Service {
                              nodekeeper::v1::ReportSymptomResponse*) override;
   grpc::Status ListJobs(grpc::ServerContext*, const nodekeeper::v1::ListJobsRequest*,
                         nodekeeper::v1::JobList*) override;
-  grpc::Status WatchSymptoms(grpc::ServerContext*, const nodekeeper::v1::WatchSymptomsRequest*,
-                             grpc::ServerWriter<nodekeeper::v1::Symptom>*) override;
-  grpc::Status WatchFaults(grpc::ServerContext*, const nodekeeper::v1::WatchFaultsRequest*,
-                           grpc::ServerWriter<nodekeeper::v1::FaultReport>*) override;
+  grpc::ServerWriteReactor<nodekeeper::v1::Symptom>* WatchSymptoms(grpc::CallbackServerContext*,
+                                                                    const nodekeeper::v1::WatchSymptomsRequest*) override;
+  grpc::ServerWriteReactor<nodekeeper::v1::FaultReport>* WatchFaults(grpc::CallbackServerContext*,
+                                                                     const nodekeeper::v1::WatchFaultsRequest*) override;
   grpc::Status PeerInfo(grpc::ServerContext*, const nodekeeper::v1::PeerInfoRequest*,
                         nodekeeper::v1::PeerInfoResponse*) override;
 
@@ -71,6 +75,7 @@ class FaultsServiceImpl final : public nodekeeper::v1::FaultsService::Service {
   GrpcPeerNetwork& network_;
   FaultTreeCoordinator& coordinator_;
   FaultReportLog& reports_;
+  StreamHost& streams_;
   Options options_;
   SymptomIntake intake_;
 };

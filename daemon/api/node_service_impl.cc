@@ -1,8 +1,9 @@
 #include "node_service_impl.h"
 
 #include <chrono>
-#include <thread>
 
+#include "api/refused_stream.h"
+#include "api/telemetry_stream.h"
 #include "node/node_controller.h"
 #include "peer_identity.h"
 #include "status_mapping.h"
@@ -47,8 +48,8 @@ std::vector<uint32_t> cpusOf(const v1::CpuSet& set) { return {set.cpus().begin()
 
 }  // namespace
 
-NodeServiceImpl::NodeServiceImpl(NodeController& node, const AccessPolicy& access, Info info)
-    : node_(node), access_(access), info_(std::move(info)) {}
+NodeServiceImpl::NodeServiceImpl(NodeController& node, const AccessPolicy& access, StreamHost& streams, Info info)
+    : node_(node), access_(access), streams_(streams), info_(std::move(info)) {}
 
 grpc::Status NodeServiceImpl::requireAdmin(grpc::ServerContext* context, const char* action) const {
   auto peer = PeerIdentity::fromContext(*context);
@@ -87,33 +88,19 @@ grpc::Status NodeServiceImpl::GetTelemetry(grpc::ServerContext*, const v1::GetTe
   return grpc::Status::OK;
 }
 
-grpc::Status NodeServiceImpl::StreamTelemetry(grpc::ServerContext* context, const v1::StreamTelemetryRequest* request,
-                                              grpc::ServerWriter<v1::TelemetrySnapshot>* writer) {
+grpc::ServerWriteReactor<v1::TelemetrySnapshot>* NodeServiceImpl::StreamTelemetry(
+    grpc::CallbackServerContext* context, const v1::StreamTelemetryRequest* request) {
+  using Refused = RefusedStream<grpc::ServerWriteReactor<v1::TelemetrySnapshot>>;
   uint32_t interval_ms = request->interval_ms() == 0 ? 1000 : request->interval_ms();
-  if (interval_ms < 10) return toGrpcStatus(invalidArgument("interval_ms must be at least 10"));
-  auto interval = std::chrono::milliseconds(interval_ms);
-  bool faster_than_sampler = interval < node_.telemetry().interval();
-  auto next = std::chrono::steady_clock::now();
-  uint64_t last_seq = 0;
-  while (!context->IsCancelled()) {
-    // Never send the same sample twice. At or below the sampler's rate,
-    // wait for its next sample; faster, or if the sampler is stuck, read
-    // the hardware now.
-    std::shared_ptr<const TelemetrySample> sample;
-    if (!faster_than_sampler) sample = node_.telemetry().waitForNewer(last_seq, node_.telemetry().interval());
-    if (!sample) sample = node_.telemetry().sampleNow();
-    last_seq = sample->seq;
-    v1::TelemetrySnapshot snapshot;
-    toProto(*sample, &snapshot);
-    if (!writer->Write(snapshot)) break;
-    next += interval;
-    // Sleep in slices well under the server's 500 ms shutdown grace, so that
-    // cancellation and shutdown are prompt, but no more often than that.
-    while (!context->IsCancelled() && std::chrono::steady_clock::now() < next)
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          next - std::chrono::steady_clock::now(), std::chrono::milliseconds(200)));
-  }
-  return grpc::Status::OK;
+  if (interval_ms < 10) return Refused::make(streams_, toGrpcStatus(invalidArgument("interval_ms must be at least 10")));
+  auto peer = PeerIdentity::withoutGroups(*context);
+  if (!peer) return Refused::make(streams_, toGrpcStatus(peer.error()));
+  auto slot = streams_.admit(*peer, "Node.StreamTelemetry");
+  if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
+  auto* stream = streams_.adopt(std::make_unique<TelemetryStream>(
+      streams_, std::move(*slot), node_.telemetry(), std::chrono::milliseconds(interval_ms), &toProto));
+  stream->begin();
+  return stream;
 }
 
 grpc::Status NodeServiceImpl::fillPolicies(v1::FrequencyPolicies* out, const std::string& message) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "api/stream_host.h"
 #include "nodekeeper/v1/node.grpc.pb.h"
 
 namespace nk {
@@ -9,22 +10,24 @@ namespace nk {
 class NodeController;
 class AccessPolicy;
 
-// NodeService: translates requests to NodeController calls.
-class NodeServiceImpl final : public nodekeeper::v1::NodeService::Service {
+// NodeService: translates requests to NodeController calls. Telemetry
+// streams are callback-API streams held by the StreamHost.
+class NodeServiceImpl final
+    : public nodekeeper::v1::NodeService::WithCallbackMethod_StreamTelemetry<nodekeeper::v1::NodeService::Service> {
  public:
   struct Info {
     std::string hostname;
     bool emulated = false;
     std::string profile;
   };
-  NodeServiceImpl(NodeController& node, const AccessPolicy& access, Info info);
+  NodeServiceImpl(NodeController& node, const AccessPolicy& access, StreamHost& streams, Info info);
 
   grpc::Status GetTopology(grpc::ServerContext*, const nodekeeper::v1::GetTopologyRequest*,
                            nodekeeper::v1::Topology*) override;
   grpc::Status GetTelemetry(grpc::ServerContext*, const nodekeeper::v1::GetTelemetryRequest*,
                             nodekeeper::v1::TelemetrySnapshot*) override;
-  grpc::Status StreamTelemetry(grpc::ServerContext*, const nodekeeper::v1::StreamTelemetryRequest*,
-                               grpc::ServerWriter<nodekeeper::v1::TelemetrySnapshot>*) override;
+  grpc::ServerWriteReactor<nodekeeper::v1::TelemetrySnapshot>* StreamTelemetry(
+      grpc::CallbackServerContext*, const nodekeeper::v1::StreamTelemetryRequest*) override;
   grpc::Status GetFrequencyPolicies(grpc::ServerContext*, const nodekeeper::v1::GetFrequencyPoliciesRequest*,
                                     nodekeeper::v1::FrequencyPolicies*) override;
   grpc::Status SetFrequencyLimits(grpc::ServerContext*, const nodekeeper::v1::SetFrequencyLimitsRequest*,
@@ -50,6 +53,7 @@ class NodeServiceImpl final : public nodekeeper::v1::NodeService::Service {
 
   NodeController& node_;
   const AccessPolicy& access_;
+  StreamHost& streams_;
   Info info_;
 };
 

@@ -33,7 +33,7 @@ std::vector<gid_t> supplementaryGroups(pid_t pid) {
 
 }  // namespace
 
-Result<PeerCredentials> PeerIdentity::fromContext(const grpc::ServerContext& context) {
+Result<PeerCredentials> PeerIdentity::fromContext(const grpc::ServerContextBase& context) {
   return fromPeerString(context.peer());
 }
 
@@ -43,7 +43,7 @@ Result<PeerCredentials> PeerIdentity::fromPeerString(std::string_view peer) {
   return credentials;
 }
 
-Result<PeerCredentials> PeerIdentity::withoutGroups(const grpc::ServerContext& context) {
+Result<PeerCredentials> PeerIdentity::withoutGroups(const grpc::ServerContextBase& context) {
   return kernelCredentials(context.peer());
 }
 

@@ -6,7 +6,7 @@
 #include "node/access_policy.h"
 
 namespace grpc {
-class ServerContext;
+class ServerContextBase;
 }
 
 namespace nk {
@@ -16,12 +16,12 @@ namespace nk {
 // N gives pid, uid and gid. Never from anything the client sends.
 class PeerIdentity {
  public:
-  static Result<PeerCredentials> fromContext(const grpc::ServerContext& context);
+  static Result<PeerCredentials> fromContext(const grpc::ServerContextBase& context);
   static Result<PeerCredentials> fromPeerString(std::string_view peer);
   // SO_PEERCRED only, without the supplementary groups (a read of /proc):
   // for calls made many times a second that need a role only now and then;
   // addGroups() completes the credentials when they do.
-  static Result<PeerCredentials> withoutGroups(const grpc::ServerContext& context);
+  static Result<PeerCredentials> withoutGroups(const grpc::ServerContextBase& context);
   static void addGroups(PeerCredentials& peer);
 
  private:

@@ -11,25 +11,36 @@ Result<RecordingFollower> RecordingFollower::open(const SessionRegistry& session
   return RecordingFollower(sessions, std::move(info), packed, std::move(*reader));
 }
 
-Result<RecordingFollower::Progress> RecordingFollower::pump(const std::function<bool(const v1::TaskEventBatch&)>& write) {
-  // Taken before reading: a session already closed has all its frames on
-  // disk, so this pass is the last one.
-  bool live = sessions_->info(info_.id).value_or(info_).live;
+Result<bool> RecordingFollower::read(v1::TaskEventBatch& out) {
   while (auto payload = reader_.next()) {
     if (!batch_.ParseFromArray(payload->data(), static_cast<int>(payload->size())))
       return internalError("task session " + std::to_string(info_.id) + ": a recorded batch does not parse");
-    if (!packed_) {
-      translator_.toStructured(batch_, structured_);
-      if (structured_.events_size() == 0) continue;  // a frame of gate reports only
+    if (packed_) {
+      out.Swap(&batch_);
+      return true;
     }
-    if (!write(packed_ ? batch_ : structured_)) return Progress::kLeft;
+    translator_.toStructured(batch_, out);
+    if (out.events_size() > 0) return true;  // else a frame of gate reports only
   }
-  if (!reader_.stopReason().empty()) {
-    // Mid-append is not damage while the session is live.
-    if (!(live && reader_.resumeAfterTruncation()))
-      return dataLoss("task session " + std::to_string(info_.id) + ": " + reader_.stopReason());
-  }
-  return live ? Progress::kLive : Progress::kEnded;
+  return false;
+}
+
+Result<RecordingFollower::Progress> RecordingFollower::next(v1::TaskEventBatch& out) {
+  auto got = read(out);
+  if (!got) return got.error();
+  if (*got) return Progress::kFrame;
+  // A stop at a frame cut short is an append in progress (or one that
+  // finished since): read it again. Any other stop is damage.
+  auto damaged = [&] { return dataLoss("task session " + std::to_string(info_.id) + ": " + reader_.stopReason()); };
+  if (!reader_.stopReason().empty() && !reader_.resumeAfterTruncation()) return damaged();
+  if (sessions_->info(info_.id).value_or(info_).live) return Progress::kLive;
+  // Ended, perhaps since the read above: a closed session has all its
+  // frames on disk, so one more read finds the last of them.
+  got = read(out);
+  if (!got) return got.error();
+  if (*got) return Progress::kFrame;
+  if (!reader_.stopReason().empty()) return damaged();
+  return Progress::kEnded;
 }
 
 }  // namespace nk

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <functional>
 #include <optional>
 
 #include "taskgraph/task_event_translator.h"
@@ -12,29 +11,34 @@
 namespace nk {
 
 // A session's recording read from its start and then followed while the
-// session is live: what Watch and Debug send their frontends. Frames come
-// as recorded (packed) or expanded into TaskEvents for frontends that do
-// not read the packed form.
+// session is live: what Watch and Debug send their frontends, one frame at
+// a time as their streams take them. Frames come as recorded (packed) or
+// expanded into TaskEvents for frontends that do not read the packed form.
 class RecordingFollower {
  public:
-  enum class Progress { kLive, kEnded, kLeft };  // kLeft: the writer refused (the frontend went)
+  // kFrame: the next frame was given; kLive: none recorded yet; kEnded: the
+  // session is over and every frame was given.
+  enum class Progress { kFrame, kLive, kEnded };
 
   static Result<RecordingFollower> open(const SessionRegistry& sessions, SessionRegistry::Info info, bool packed);
 
-  // Writes every frame recorded since the last call. A damaged recording is
-  // an error (DATA_LOSS) unless it is an append in progress.
-  Result<Progress> pump(const std::function<bool(const nodekeeper::v1::TaskEventBatch&)>& write);
+  // The next frame into `out` (replacing what it held). A damaged recording
+  // is an error (DATA_LOSS) unless it is an append in progress.
+  Result<Progress> next(nodekeeper::v1::TaskEventBatch& out);
 
  private:
   RecordingFollower(const SessionRegistry& sessions, SessionRegistry::Info info, bool packed, RecordingReader reader)
       : sessions_(&sessions), info_(std::move(info)), packed_(packed), reader_(std::move(reader)) {}
+
+  // The next recorded frame as the frontend wants it, or nothing on disk yet.
+  Result<bool> read(nodekeeper::v1::TaskEventBatch& out);
 
   const SessionRegistry* sessions_;
   SessionRegistry::Info info_;
   bool packed_;
   RecordingReader reader_;
   TaskEventTranslator translator_;  // function names carry across frames
-  nodekeeper::v1::TaskEventBatch batch_, structured_;
+  nodekeeper::v1::TaskEventBatch batch_;
 };
 
 }  // namespace nk

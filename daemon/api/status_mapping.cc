@@ -19,6 +19,7 @@ grpc::Status toGrpcStatus(const Error& error) {
     case ErrorCode::kInternal: code = grpc::StatusCode::INTERNAL; break;
     case ErrorCode::kUnimplemented: code = grpc::StatusCode::UNIMPLEMENTED; break;
     case ErrorCode::kDataLoss: code = grpc::StatusCode::DATA_LOSS; break;
+    case ErrorCode::kResourceExhausted: code = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
   }
   return grpc::Status(code, error.message);
 }
@@ -50,6 +51,7 @@ Error fromGrpcStatus(const grpc::Status& status) {
     case grpc::StatusCode::OUT_OF_RANGE: code = ErrorCode::kOutOfRange; break;
     case grpc::StatusCode::UNIMPLEMENTED: code = ErrorCode::kUnimplemented; break;
     case grpc::StatusCode::DATA_LOSS: code = ErrorCode::kDataLoss; break;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: code = ErrorCode::kResourceExhausted; break;
     default: break;
   }
   return {code, status.error_message()};

@@ -120,6 +120,7 @@ Result<std::unique_ptr<UnixSocketServer>> UnixSocketServer::start(const std::fil
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   for (grpc::Service* service : services) builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {

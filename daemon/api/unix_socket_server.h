@@ -33,6 +33,8 @@ class UnixSocketServer {
  public:
   struct Options {
     ConnectionLimits::Settings limits;
+    // A larger message from a client ends its call with RESOURCE_EXHAUSTED.
+    uint32_t max_message_bytes = 4u << 20;
     std::function<void(const std::string&)> log_warning = [](const std::string&) {};
     std::function<void(const std::string&)> log_info = [](const std::string&) {};
   };

@@ -18,6 +18,7 @@ enum class ErrorCode {
   kInternal,
   kUnimplemented,
   kDataLoss,  // stored data is damaged (a recording past its last good frame)
+  kResourceExhausted,  // a caller is over one of its limits (streams, message rate)
 };
 
 struct Error {
@@ -32,6 +33,9 @@ inline Error failedPrecondition(std::string message) { return {ErrorCode::kFaile
 inline Error unavailable(std::string message) { return {ErrorCode::kUnavailable, std::move(message)}; }
 inline Error internalError(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
 inline Error dataLoss(std::string message) { return {ErrorCode::kDataLoss, std::move(message)}; }
+inline Error resourceExhausted(std::string message) {
+  return {ErrorCode::kResourceExhausted, std::move(message)};
+}
 
 // Value or error; domain calls return this instead of throwing so that the
 // gRPC layer and the C ABI can translate failures without try/catch.

@@ -128,7 +128,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 27);
+  EXPECT_EQ(settings, 31);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -151,11 +151,39 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
   EXPECT_EQ(std::chrono::hours(24) * *config->recording_max_age_days, defaults.recording_limits.max_age);
   EXPECT_EQ(*config->connections_per_user, defaults.connection_limits.per_user);
   EXPECT_EQ(*config->connections_total, defaults.connection_limits.total);
+  EXPECT_EQ(*config->streams_per_user, defaults.stream_limits.streams.per_user);
+  EXPECT_EQ(*config->streams_total, defaults.stream_limits.streams.total);
+  EXPECT_EQ(*config->stream_messages_per_second, defaults.stream_limits.messages_per_second);
+  EXPECT_EQ(*config->max_message_bytes, defaults.max_message_bytes);
   // Unset by default: the example shows a value.
   EXPECT_TRUE(config->node_name.has_value());
   EXPECT_TRUE(config->listen.has_value());
   EXPECT_TRUE(config->peer_token.has_value());
   EXPECT_TRUE(config->fault_rules.has_value());
+}
+
+TEST(DaemonOptions, StreamLimitsFromFlagsAndTheirBounds) {
+  const char* flags[] = {"nodekeeperd",    "--config",        "/dev/null", "--streams-per-user", "10",
+                         "--streams-total", "20",              "--stream-messages-per-second",    "50",
+                         "--max-message-bytes", "65536"};
+  auto options = DaemonOptions::fromCommandLine(flags);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->stream_limits.streams.per_user, 10u);
+  EXPECT_EQ(options->stream_limits.streams.total, 20u);
+  EXPECT_EQ(options->stream_limits.messages_per_second, 50u);
+  EXPECT_EQ(options->max_message_bytes, 65536u);
+  const char* inverted[] = {"nodekeeperd", "--config", "/dev/null", "--streams-per-user", "30", "--streams-total", "20"};
+  auto refused = DaemonOptions::fromCommandLine(inverted);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("--streams-per-user (streams_per_user) 30 is more than --streams-total"),
+            std::string::npos)
+      << refused.error().message;
+  const char* tiny[] = {"nodekeeperd", "--config", "/dev/null", "--max-message-bytes", "100"};
+  EXPECT_FALSE(DaemonOptions::fromCommandLine(tiny).ok());
+  EXPECT_FALSE(DaemonConfig::parse("streams_per_user = 0\n", "t").ok());
+  auto from_file = DaemonConfig::parse("stream_messages_per_second = 99\n", "t");
+  ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+  EXPECT_EQ(*from_file->stream_messages_per_second, 99u);
 }
 
 TEST(DaemonConfig, EnergyIntervalsFromFileAndFlags) {
@@ -542,7 +570,9 @@ TEST(DaemonConfig, PeerTlsKeys) {
     EXPECT_TRUE(contains(fileRefusal(std::string(key) + " = 7\n"), std::string("'") + key + "' must be a string"));
     EXPECT_TRUE(contains(fileRefusal(std::string(key) + " = \"\"\n"), std::string("'") + key + "' must not be empty"));
   }
-  EXPECT_TRUE(contains(fileRefusal("peer_crt = \"/x\"\n"), "peer_cert, peer_key, peer_ca, connections_per_user, connections_total)"));
+  EXPECT_TRUE(contains(fileRefusal("peer_crt = \"/x\"\n"), "peer_cert, peer_key, peer_ca, connections_per_user, connections_total, streams_per_user, "
+                                                                  "streams_total, stream_messages_per_second, "
+                                                                  "max_message_bytes)"));
   DaemonOptions defaults;
   EXPECT_FALSE(defaults.peerTls());
 }

@@ -63,6 +63,10 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("peer_ca", c.peer_ca);
   field("connections_per_user", c.connections_per_user);
   field("connections_total", c.connections_total);
+  field("streams_per_user", c.streams_per_user);
+  field("streams_total", c.streams_total);
+  field("stream_messages_per_second", c.stream_messages_per_second);
+  field("max_message_bytes", c.max_message_bytes);
   out << "help=" << parsed.show_help << ";version=" << parsed.show_version;
   return out.str();
 }
@@ -148,7 +152,7 @@ TEST(DaemonFlagTable, NumericFlagsKeepToTheirRange) {
                                    std::string("-1"), std::string(" 5")})
       EXPECT_EQ(refusal({name, bad}), message(bad));
   }
-  EXPECT_EQ(numeric, 10);
+  EXPECT_EQ(numeric, 14);
 }
 
 TEST(DaemonFlagTable, EqualsFormSetsWhatTheTwoWordFormSets) {

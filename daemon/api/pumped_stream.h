@@ -1,0 +1,144 @@
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <mutex>
+#include <optional>
+
+#include "api/stream_host.h"
+
+namespace nk {
+
+// The writing half of a callback-API stream (Reactor is
+// grpc::ServerWriteReactor<Response> or grpc::ServerBidiReactor<Request,
+// Response>), with no thread of its own: next() is asked for a message
+// whenever the previous write has completed, when the stream is woken
+// (wake(), from whatever produced something to send), and every period of
+// the host's pump. gRPC allows one write in flight; the "writer role" below
+// is whoever may call next() and StartWrite, so next() never runs twice at
+// once. The stream is the host's until gRPC is done with it (OnDone).
+template <class Reactor, class Response>
+class PumpedStream : public Reactor {
+ public:
+  enum class Step { kSend, kWait, kFinish };
+
+  explicit PumpedStream(StreamHost& host, StreamHost::Slot slot) : host_(host), slot_(std::move(slot)) {}
+
+  // kEveryPeriod: next() may find something without being woken (a new
+  // decision, sample or recorded frame), so the pump asks every period;
+  // kWhenWoken: whatever it sends comes through wake().
+  enum class Polling { kEveryPeriod, kWhenWoken };
+
+  // Looks for a first message; once, after construction (next() is
+  // virtual).
+  void start(Polling polling) {
+    if (polling == Polling::kEveryPeriod) pump_id_ = host_.pump().add([this] { wake(); });
+    wake();
+  }
+
+  // Something to send may have arrived. Any thread.
+  void wake() {
+    {
+      std::lock_guard lock(state_mutex_);
+      if (finish_called_) return;
+      if (writing_) {
+        again_ = true;
+        return;
+      }
+      writing_ = true;
+    }
+    writeNext();
+  }
+
+  // Ends the stream with `status` once the write in flight (if any) is done;
+  // the first status given wins. Any thread.
+  void finish(grpc::Status status) {
+    {
+      std::lock_guard lock(state_mutex_);
+      if (finish_called_ || finish_wanted_) return;
+      finish_wanted_ = std::move(status);
+      if (writing_) return;  // the writer finishes when its write is done
+      writing_ = true;
+    }
+    writeNext();
+  }
+
+  bool finishing() const {
+    std::lock_guard lock(state_mutex_);
+    return finish_wanted_.has_value();
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) finish(grpc::Status(grpc::StatusCode::CANCELLED, "the stream's reader went away"));
+    writeNext();  // still the writer: writing_ stayed set while the write was in flight
+  }
+
+  void OnCancel() override { finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client")); }
+
+  void OnDone() override {
+    if (pump_id_ != 0) host_.pump().remove(pump_id_);
+    ended();
+    host_.release(this);  // destroys this stream: nothing may follow
+  }
+
+ protected:
+  // The next message into `out` (kSend), nothing yet (kWait), or the end of
+  // the stream with `status` (kFinish). Must not block.
+  virtual Step next(Response& out, grpc::Status& status) = 0;
+  // After gRPC's last reaction, before the stream is destroyed.
+  virtual void ended() {}
+
+  const StreamHost::Slot& slot() const { return slot_; }
+  StreamHost& host() { return host_; }
+
+ private:
+  // Called by the writer role's holder; hands it on to OnWriteDone (a write
+  // started), to nobody (nothing to send), or ends the stream.
+  void writeNext() {
+    while (true) {
+      std::optional<grpc::Status> final_status;
+      {
+        std::lock_guard lock(state_mutex_);
+        if (finish_called_) return;
+        if (finish_wanted_) {
+          finish_called_ = true;
+          final_status = *finish_wanted_;
+        }
+        again_ = false;
+      }
+      if (final_status) {
+        this->Finish(*final_status);
+        return;
+      }
+      grpc::Status status;
+      switch (next(message_, status)) {
+        case Step::kSend:
+          this->StartWrite(&message_);
+          return;
+        case Step::kFinish: {
+          std::lock_guard lock(state_mutex_);
+          if (!finish_wanted_) finish_wanted_ = std::move(status);
+          continue;
+        }
+        case Step::kWait: {
+          std::lock_guard lock(state_mutex_);
+          if (again_ || finish_wanted_) continue;
+          writing_ = false;
+          return;
+        }
+      }
+    }
+  }
+
+  StreamHost& host_;
+  StreamHost::Slot slot_;
+  StreamPump::Id pump_id_ = 0;
+  mutable std::mutex state_mutex_;
+  bool writing_ = false;  // someone holds the writer role
+  bool again_ = false;    // woken while the role was held: look once more
+  std::optional<grpc::Status> finish_wanted_;
+  bool finish_called_ = false;
+  Response message_;
+};
+
+}  // namespace nk
