@@ -324,6 +324,10 @@ TEST(StreamLimits, OneUserHoldingAThousandConnectionsAndThreeThousandStreamsCost
 
   const long held_threads = threadCount(daemon.pid());
   const long held_rss = rssKb(daemon.pid());
+  // What 3,000 waiting streams cost while nothing happens (printed).
+  const double cpu_before = cpuSeconds(daemon.pid());
+  std::this_thread::sleep_for(3s);
+  const double held_cpu = cpuSeconds(daemon.pid()) - cpu_before;
   const auto asked = std::chrono::steady_clock::now();
   ProcessResult status = statusOf(daemon);
   const auto answered_ms =
@@ -340,7 +344,8 @@ TEST(StreamLimits, OneUserHoldingAThousandConnectionsAndThreeThousandStreamsCost
   const long after_rss = rssKb(daemon.pid());
   std::cout << "daemon, idle: " << idle_threads << " threads, " << idle_rss / 1024 << " MiB RSS\n"
             << "holding uid 65534's 1000 connections and " << settled->admitted << " streams: " << held_threads
-            << " threads, " << held_rss / 1024 << " MiB RSS; root's status answered in " << answered_ms << " ms\n"
+            << " threads, " << held_rss / 1024 << " MiB RSS, " << held_cpu << " s of CPU over 3 s; root's status answered in "
+            << answered_ms << " ms\n"
             << "after the holder was killed: " << after_threads << " threads, " << after_rss / 1024 << " MiB RSS\n";
   EXPECT_LT(after_threads, idle_threads + 64);
 }
@@ -364,6 +369,9 @@ TEST(StreamLimits, StreamsOverTheUsersLimitEndResourceExhaustedAndAreLoggedOnce)
   std::string log = fileText(daemon.stderrPath());
   EXPECT_EQ(occurrences(log, "refusing Node.StreamTelemetry streams of uid 65534"), 1u) << log;
   EXPECT_NE(log.find("streams_per_user 100"), std::string::npos) << log;
+  // Stopped while the streams are held: they are cancelled and it exits
+  // cleanly (DaemonProcess would SIGKILL it after 10 s).
+  EXPECT_EQ(daemon.stop(), 0) << fileText(daemon.stderrPath());
   holder.kill();
 }
 
