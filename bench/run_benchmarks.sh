@@ -8,6 +8,8 @@ export NK_DAEMON="$build/daemon/nodekeeperd" NK_CLI="$build/cli/nodekeeper"
 echo
 "$build/bench/busy_node_bench"
 echo
+"$build/bench/stream_cost_bench"
+echo
 "$build/bench/energy_step_bench"
 if [[ -x "$build/bench/ompt_overhead_bench" ]]; then
   echo

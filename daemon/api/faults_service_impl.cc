@@ -202,6 +202,9 @@ grpc::ServerWriteReactor<v1::Symptom>* FaultsServiceImpl::WatchSymptoms(grpc::Ca
   auto slot = streams_.admit(*peer, "Faults.WatchSymptoms");
   if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
   auto fetch = [this, filter](uint64_t after, std::deque<v1::Symptom>& out) {
+    // Asked every pump period by every waiting watch: nothing new is the
+    // common answer, and the cheap one.
+    if (symptoms_.lastId() <= after) return after;
     SymptomStore::Batch batch = symptoms_.since(after, filter, kWatchBatch);
     for (const SymptomRecord& s : batch.symptoms) FaultWire::toProto(s, &out.emplace_back());
     return std::max(after, batch.last_id);
@@ -223,6 +226,7 @@ grpc::ServerWriteReactor<v1::FaultReport>* FaultsServiceImpl::WatchFaults(grpc::
   auto slot = streams_.admit(*peer, "Faults.WatchFaults");
   if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
   auto fetch = [this, filter](uint64_t after, std::deque<v1::FaultReport>& out) {
+    if (reports_.lastId() <= after) return after;
     FaultReportLog::Batch batch = reports_.since(after, filter, kWatchBatch);
     for (const FaultRecord& f : batch.faults) FaultWire::toProto(f, &out.emplace_back());
     return std::max(after, batch.last_id);

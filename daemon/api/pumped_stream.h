@@ -30,9 +30,9 @@ class PumpedStream : public Reactor {
   enum class Polling { kEveryPeriod, kWhenWoken };
 
   // Looks for a first message; once, after construction (next() is
-  // virtual).
-  void start(Polling polling) {
-    if (polling == Polling::kEveryPeriod) pump_id_ = host_.pump().add([this] { wake(); });
+  // virtual). With kEveryPeriod, `every` pump periods.
+  void start(Polling polling, uint32_t every = 1) {
+    if (polling == Polling::kEveryPeriod) pump_id_ = host_.pump().add([this] { wake(); }, every);
     wake();
   }
 

@@ -1,5 +1,7 @@
 #include "api/stream_pump.h"
 
+#include <pthread.h>
+
 namespace nk {
 
 StreamPump::StreamPump(std::chrono::milliseconds period) : period_(period) {
@@ -15,10 +17,11 @@ StreamPump::~StreamPump() {
   thread_.join();
 }
 
-StreamPump::Id StreamPump::add(std::function<void()> poll) {
+StreamPump::Id StreamPump::add(std::function<void()> poll, uint32_t every) {
   std::lock_guard lock(mutex_);
   Id id = next_id_++;
-  polls_.emplace(id, std::move(poll));
+  every = every == 0 ? 1 : every;
+  polls_.emplace(id, Poll{std::move(poll), every, static_cast<uint32_t>(id % every)});
   return id;
 }
 
@@ -33,9 +36,13 @@ size_t StreamPump::size() const {
 }
 
 void StreamPump::run() {
+  pthread_setname_np(pthread_self(), "nk-streams");
   std::unique_lock lock(mutex_);
-  while (!wake_.wait_for(lock, period_, [&] { return stopping_; }))
-    for (auto& [id, poll] : polls_) poll();
+  while (!wake_.wait_for(lock, period_, [&] { return stopping_; })) {
+    ++tick_;
+    for (auto& [id, entry] : polls_)
+      if (tick_ % entry.every == entry.phase) entry.poll();
+  }
 }
 
 }  // namespace nk

@@ -25,8 +25,10 @@ class StreamPump {
   StreamPump& operator=(const StreamPump&) = delete;
 
   // `poll` must not block: it runs on the pump's one thread, with every
-  // other stream waiting behind it.
-  Id add(std::function<void()> poll);
+  // other stream waiting behind it. It runs every `every` periods (a watch
+  // that may wait a little costs the pump less), the streams of one
+  // cadence spread over its periods.
+  Id add(std::function<void()> poll, uint32_t every = 1);
   // Once this returns, `id`'s poll is not running and never runs again.
   // Not from within a poll.
   void remove(Id id);
@@ -41,8 +43,14 @@ class StreamPump {
   // Held for a whole pass, so that remove() waits out a running poll.
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::map<Id, std::function<void()>> polls_;
+  struct Poll {
+    std::function<void()> poll;
+    uint32_t every = 1;
+    uint32_t phase = 0;
+  };
+  std::map<Id, Poll> polls_;
   Id next_id_ = 1;
+  uint64_t tick_ = 0;
   bool stopping_ = false;
   std::thread thread_;
 };

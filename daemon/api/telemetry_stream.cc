@@ -1,5 +1,7 @@
 #include "api/telemetry_stream.h"
 
+#include <algorithm>
+
 namespace nk {
 
 TelemetryStream::TelemetryStream(StreamHost& host, StreamHost::Slot slot, TelemetrySampler& sampler,
@@ -9,6 +11,11 @@ TelemetryStream::TelemetryStream(StreamHost& host, StreamHost::Slot slot, Teleme
       interval_(interval),
       to_proto_(to_proto),
       due_(std::chrono::steady_clock::now()) {}
+
+void TelemetryStream::begin() {
+  const auto period = host().pump().period().count();
+  start(Polling::kEveryPeriod, static_cast<uint32_t>(std::max<int64_t>(1, interval_.count() / 10 / std::max<int64_t>(1, period))));
+}
 
 TelemetryStream::Step TelemetryStream::next(nodekeeper::v1::TelemetrySnapshot& out, grpc::Status&) {
   const auto now = std::chrono::steady_clock::now();

@@ -35,6 +35,11 @@ bool FaultReportLog::waitForNewer(uint64_t after_id, std::chrono::steady_clock::
   return arrived_.wait_until(lock, deadline, [&] { return last_id_ > after_id; });
 }
 
+uint64_t FaultReportLog::lastId() const {
+  std::lock_guard lock(mutex_);
+  return last_id_;
+}
+
 bool FaultReportLog::reported(const std::string& job_id, const std::string& node) const {
   std::lock_guard lock(mutex_);
   auto it = seen_.lower_bound({job_id, node, FaultKind::kUnspecified});

@@ -40,6 +40,8 @@ class FaultReportLog {
   std::optional<FaultRecord> publish(FaultRecord fault);
   Batch since(uint64_t after_id, const Filter& filter, size_t limit = SIZE_MAX) const;
   bool waitForNewer(uint64_t after_id, std::chrono::steady_clock::time_point deadline) const;
+  // The newest report's id (0: none yet).
+  uint64_t lastId() const;
   // True when `node` of `job_id` was reported (any kind).
   bool reported(const std::string& job_id, const std::string& node) const;
   size_t size() const;

@@ -23,16 +23,15 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 #include <thread>
 #include <string>
 #include <vector>
 
 #include "testlib/background_program.h"
 #include "testlib/daemon_process.h"
+#include "testlib/files.h"
+#include "testlib/processes.h"
 #include "testlib/run_program.h"
 #include "testlib/temp_dir.h"
 #include "testlib/test_env.h"
@@ -138,43 +137,16 @@ class NobodyConnections {
   int reports_[2] = {-1, -1};
 };
 
-std::string fileText(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 size_t occurrences(const std::string& text, const std::string& what) {
   size_t count = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
   return count;
 }
 
-// "Threads:" and "VmRSS:" from /proc/PID/status.
-std::string threadsAndMemory(pid_t pid, long* threads) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line, out;
-  while (std::getline(in, line)) {
-    if (line.starts_with("Threads:")) {
-      *threads = std::stol(line.substr(8));
-      out += line + "  ";
-    }
-    if (line.starts_with("VmRSS:")) out += line + "  ";
-  }
-  return out;
-}
-
-// User and system time of the process so far.
-double cpuSeconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i)
-    if (i >= 14) ticks += std::stod(field);  // utime, stime
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+// "Threads: N  VmRSS: M kB" of a process, for the test's output.
+std::string threadsAndMemory(pid_t pid) {
+  return "Threads: " + std::to_string(statusNumber(pid, "Threads:")) +
+         "  VmRSS: " + std::to_string(statusNumber(pid, "VmRSS:")) + " kB";
 }
 
 ProcessResult statusOf(const DaemonProcess& daemon) {
@@ -196,15 +168,14 @@ TEST(ConnectionLimits, OneUserWithAThousandConnectionsIsHeldToTheLimitAndStatusA
       << tally.connected - tally.closed_by_daemon << " of " << tally.connected << " still open";
   EXPECT_EQ(tally.connected - tally.closed_by_daemon, 64);
 
-  long threads = 0;
   std::cout << "daemon with uid 65534 holding " << tally.connected - tally.closed_by_daemon << " of "
-            << tally.connected << " connections: " << threadsAndMemory(daemon.pid(), &threads) << "\n";
-  EXPECT_LT(threads, 500);
+            << tally.connected << " connections: " << threadsAndMemory(daemon.pid()) << "\n";
+  EXPECT_LT(statusNumber(daemon.pid(), "Threads:"), 500);
 
   ProcessResult status = statusOf(daemon);
   EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
 
-  std::string log = fileText(daemon.stderrPath());
+  std::string log = readFile(daemon.stderrPath());
   EXPECT_EQ(occurrences(log, "refusing Unix socket connections from uid 65534"), 1u) << log;
 
   // Connections that close give their slots back (soon, not at once: the
@@ -242,25 +213,24 @@ TEST(ConnectionLimits, ADaemonOutOfDescriptorsSaysSoOnceAndRecovers) {
     ASSERT_TRUE(nobody.started());
     Tally tally;
     ASSERT_TRUE(nobody.tally(tally));
-    EXPECT_TRUE(waitFor([&] { return fileText(daemon.stderrPath()).find("out of file descriptors") != std::string::npos; },
+    EXPECT_TRUE(waitFor([&] { return readFile(daemon.stderrPath()).find("out of file descriptors") != std::string::npos; },
                         20s))
-        << fileText(daemon.stderrPath());
-    long threads = 0;
+        << readFile(daemon.stderrPath());
     std::cout << "daemon out of descriptors (" << tally.connected << " connected, " << tally.failed
-              << " refused by a full backlog): " << threadsAndMemory(daemon.pid(), &threads) << "\n";
+              << " refused by a full backlog): " << threadsAndMemory(daemon.pid()) << "\n";
     // Some time out of descriptors, with connections still coming; the CPU
     // the daemon spends meanwhile is printed (a spinning accept loop showed
     // as most of a core), not asserted.
-    double cpu_before = cpuSeconds(daemon.pid());
+    double cpu_before = cpuSecondsOf(daemon.pid());
     NobodyConnections more(daemon.socket(), 50, false);
     std::this_thread::sleep_for(3s);
-    std::cout << "daemon CPU over 3 s out of descriptors: " << cpuSeconds(daemon.pid()) - cpu_before << " s\n";
+    std::cout << "daemon CPU over 3 s out of descriptors: " << cpuSecondsOf(daemon.pid()) - cpu_before << " s\n";
   }
   // Every connection closed: the daemon answers again.
   EXPECT_TRUE(waitFor([&] { return statusOf(daemon).exit_code == 0; }, 30s));
   ProcessResult status = statusOf(daemon);
   EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
-  std::string log = fileText(daemon.stderrPath());
+  std::string log = readFile(daemon.stderrPath());
   EXPECT_EQ(occurrences(log, "out of file descriptors"), 1u) << log;
   EXPECT_NE(log.find("file descriptors available again"), std::string::npos) << log;
 }
@@ -288,20 +258,6 @@ std::optional<Settled> settledLine(const std::string& out) {
   return settled;
 }
 
-long rssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
-  return -1;
-}
-
-long threadCount(pid_t pid) {
-  long threads = -1;
-  (void)threadsAndMemory(pid, &threads);
-  return threads;
-}
-
 TEST(StreamLimits, OneUserHoldingAThousandConnectionsAndThreeThousandStreamsCostsNoThreadEach) {
   TempDir dir("stream-limits", TempDir::Access::kShared);
   DaemonProcess daemon;
@@ -311,8 +267,8 @@ TEST(StreamLimits, OneUserHoldingAThousandConnectionsAndThreeThousandStreamsCost
                                         "--streams-per-user", "4000", "--streams-total", "8000"}))
       << daemon.lastError();
   ASSERT_TRUE(waitFor([&] { return statusOf(daemon).exit_code == 0; }, 20s));
-  const long idle_threads = threadCount(daemon.pid());
-  const long idle_rss = rssKb(daemon.pid());
+  const long idle_threads = statusNumber(daemon.pid(), "Threads:");
+  const long idle_rss = statusNumber(daemon.pid(), "VmRSS:");
 
   BackgroundProgram holder;
   ASSERT_TRUE(holder.start(holderArgs({"hold", daemon.socket().string(), "1000", "3", "1000"}), dir.path() / "holder.out",
@@ -322,12 +278,12 @@ TEST(StreamLimits, OneUserHoldingAThousandConnectionsAndThreeThousandStreamsCost
       << holder.out() << holder.err();
   EXPECT_EQ(settled->admitted, 3000) << "refused " << settled->refused << ", other " << settled->other;
 
-  const long held_threads = threadCount(daemon.pid());
-  const long held_rss = rssKb(daemon.pid());
+  const long held_threads = statusNumber(daemon.pid(), "Threads:");
+  const long held_rss = statusNumber(daemon.pid(), "VmRSS:");
   // What 3,000 waiting streams cost while nothing happens (printed).
-  const double cpu_before = cpuSeconds(daemon.pid());
+  const double cpu_before = cpuSecondsOf(daemon.pid());
   std::this_thread::sleep_for(3s);
-  const double held_cpu = cpuSeconds(daemon.pid()) - cpu_before;
+  const double held_cpu = cpuSecondsOf(daemon.pid()) - cpu_before;
   const auto asked = std::chrono::steady_clock::now();
   ProcessResult status = statusOf(daemon);
   const auto answered_ms =
@@ -340,8 +296,8 @@ TEST(StreamLimits, OneUserHoldingAThousandConnectionsAndThreeThousandStreamsCost
   holder.kill();
   EXPECT_TRUE(waitFor([&] { return statusOf(daemon).exit_code == 0; }, 30s));
   std::this_thread::sleep_for(2s);
-  const long after_threads = threadCount(daemon.pid());
-  const long after_rss = rssKb(daemon.pid());
+  const long after_threads = statusNumber(daemon.pid(), "Threads:");
+  const long after_rss = statusNumber(daemon.pid(), "VmRSS:");
   std::cout << "daemon, idle: " << idle_threads << " threads, " << idle_rss / 1024 << " MiB RSS\n"
             << "holding uid 65534's 1000 connections and " << settled->admitted << " streams: " << held_threads
             << " threads, " << held_rss / 1024 << " MiB RSS, " << held_cpu << " s of CPU over 3 s; root's status answered in "
@@ -366,12 +322,12 @@ TEST(StreamLimits, StreamsOverTheUsersLimitEndResourceExhaustedAndAreLoggedOnce)
   // Root is exempt and still served.
   ProcessResult status = statusOf(daemon);
   EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
-  std::string log = fileText(daemon.stderrPath());
+  std::string log = readFile(daemon.stderrPath());
   EXPECT_EQ(occurrences(log, "refusing Node.StreamTelemetry streams of uid 65534"), 1u) << log;
   EXPECT_NE(log.find("streams_per_user 100"), std::string::npos) << log;
   // Stopped while the streams are held: they are cancelled and it exits
   // cleanly (DaemonProcess would SIGKILL it after 10 s).
-  EXPECT_EQ(daemon.stop(), 0) << fileText(daemon.stderrPath());
+  EXPECT_EQ(daemon.stop(), 0) << readFile(daemon.stderrPath());
   holder.kill();
 }
 
@@ -383,7 +339,7 @@ TEST(StreamLimits, AStreamThatSendsTooFastOrTooMuchEndsResourceExhausted) {
   ProcessResult flood = runProgram(holderArgs({"flood", daemon.socket().string()}));
   EXPECT_NE(flood.out.find("ended 8 "), std::string::npos) << flood.out << flood.err;  // RESOURCE_EXHAUSTED
   EXPECT_NE(flood.out.find("more than 200 messages a second"), std::string::npos) << flood.out;
-  std::string log = fileText(daemon.stderrPath());
+  std::string log = readFile(daemon.stderrPath());
   EXPECT_EQ(occurrences(log, "Tasks.Publish stream sent more than 200 messages a second"), 1u) << log;
 
   ProcessResult big = runProgram(holderArgs({"big", daemon.socket().string(), "100000"}));
