@@ -239,6 +239,13 @@ Status Daemon::loadPeerTls() {
   }
   auto files = PeerTlsFiles::load({options_.peer_cert_file, options_.peer_key_file, options_.peer_ca_file});
   if (!files) return files.error();
+  // Over TLS a peer is who its certificate names: the others take this
+  // node's heartbeats only if that is the node's own name.
+  if (files->commonName() != node_name_)
+    return invalidArgument("--peer-cert " + options_.peer_cert_file.string() + " names node '" + files->commonName() +
+                           "' (its CN), but this node is '" + node_name_ +
+                           "' (--node-name, or the host name): peers would refuse its heartbeats; give this node's "
+                           "own certificate, or --node-name " + files->commonName());
   peer_transport_ = std::make_shared<const PeerTransport>(std::move(*files));
   Logger::info("peers over mutual TLS: " + peer_transport_->describe(),
                {{"PEER_CERT", options_.peer_cert_file.string()}, {"PEER_CA", options_.peer_ca_file.string()}});

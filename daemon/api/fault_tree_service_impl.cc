@@ -46,6 +46,20 @@ grpc::Status FaultTreeServiceImpl::authenticate(const grpc::ServerContext& conte
   return grpc::Status::OK;
 }
 
+grpc::Status FaultTreeServiceImpl::checkSender(const grpc::ServerContext& context, const std::string& node) const {
+  auto auth = context.auth_context();
+  if (!auth || !auth->IsPeerAuthenticated())
+    return grpc::Status::OK;  // not over TLS: the token or the caller's uid decided
+  // The peer's identity property is its subjectAltName (the addresses it is
+  // reached at); the node it is is its CN.
+  std::vector<grpc::string_ref> names = auth->FindPropertyValues(GRPC_X509_CN_PROPERTY_NAME);
+  for (const grpc::string_ref& name : names)
+    if (std::string_view(name.data(), name.size()) == node) return grpc::Status::OK;
+  std::string named = names.empty() ? std::string("no node") : "node '" + std::string(names[0].data(), names[0].size()) + "'";
+  return toGrpcStatus(permissionDenied("a peer whose certificate names " + named + " may not speak for node '" + node +
+                                       "'"));
+}
+
 // Progress is no secret among the job's daemons; the token keeps others out.
 grpc::Status FaultTreeServiceImpl::RankProgress(grpc::ServerContext* context, const v1::RankProgressRequest* request,
                                                 v1::RankProgressResponse* reply) {
@@ -76,6 +90,8 @@ grpc::Status FaultTreeServiceImpl::Heartbeat(grpc::ServerContext* context, const
                                              v1::HeartbeatResponse* reply) {
   if (grpc::Status s = authenticate(*context); !s.ok()) return s;
   if (request->job_id().empty() || request->node().empty()) return invalid("job_id and node must be set");
+  // Over TLS only the node itself may say it is alive (or leaving).
+  if (grpc::Status s = checkSender(*context, request->node()); !s.ok()) return s;
   // A heartbeat for a job this node has no tree of (it restarted, or its
   // ranks have not registered yet) is answered all the same: this daemon
   // is alive, which is what the sender asks.

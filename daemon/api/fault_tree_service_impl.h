@@ -44,6 +44,9 @@ class FaultTreeServiceImpl final : public nodekeeper::v1::FaultTreeService::Serv
 
  private:
   grpc::Status authenticate(const grpc::ServerContext& context) const;
+  // Over mutual TLS a peer may speak only for the node its certificate's CN
+  // names; without TLS there is nothing to check it against.
+  grpc::Status checkSender(const grpc::ServerContext& context, const std::string& node) const;
 
   JobRegistry& jobs_;
   FaultTreeCoordinator& coordinator_;

@@ -123,6 +123,19 @@ std::string subjectOf(X509* cert) {
   return size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string("(no subject)");
 }
 
+std::string commonNameOf(X509* cert) {
+  X509_NAME* name = X509_get_subject_name(cert);
+  int index = X509_NAME_get_index_by_NID(name, NID_commonName, -1);
+  if (index < 0) return "";
+  ASN1_STRING* value = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, index));
+  unsigned char* utf8 = nullptr;
+  int length = ASN1_STRING_to_UTF8(&utf8, value);
+  if (length < 0) return "";
+  std::string text(reinterpret_cast<char*>(utf8), static_cast<size_t>(length));
+  OPENSSL_free(utf8);
+  return text;
+}
+
 // A key needs a passphrase: refuse to be asked for one.
 int noPassphrase(char*, int, int, void*) { return -1; }
 
@@ -184,6 +197,7 @@ Result<PeerTlsFiles> PeerTlsFiles::load(const Paths& paths) {
 
   PeerTlsFiles files;
   files.subject_ = subjectOf(certificate);
+  files.common_name_ = commonNameOf(certificate);
   files.ca_subject_ = subjectOf(sk_X509_value(authorities.get(), 0));
   files.certificate_pem_ = std::move(*certificate_pem);
   files.private_key_pem_ = std::move(*key_pem);

@@ -32,6 +32,9 @@ class PeerTlsFiles {
   // For the log: "CN=n1" and "CN=nodekeeper peer CA".
   const std::string& subject() const { return subject_; }
   const std::string& caSubject() const { return ca_subject_; }
+  // The certificate's CN ("" if it has none): the node name peers know this
+  // daemon by over TLS.
+  const std::string& commonName() const { return common_name_; }
 
  private:
   std::string certificate_pem_;
@@ -39,6 +42,7 @@ class PeerTlsFiles {
   std::string ca_pem_;
   std::string subject_;
   std::string ca_subject_;
+  std::string common_name_;
 };
 
 }  // namespace nk

@@ -191,11 +191,12 @@ class PeerTlsTest : public ::testing::Test {
     if (!token.empty()) context.AddMetadata("x-nodekeeper-peer-token", token);
     return stub->ResponseProbe(&context, request, reply);
   }
-  static grpc::Status heartbeat(const std::shared_ptr<grpc::Channel>& channel) {
+  // A heartbeat that says it is from `from`.
+  static grpc::Status heartbeat(const std::shared_ptr<grpc::Channel>& channel, const std::string& from) {
     auto stub = v1::FaultTreeService::NewStub(channel);
     v1::HeartbeatRequest request;
     request.set_job_id(kJob);
-    request.set_node("n2");
+    request.set_node(from);
     v1::HeartbeatResponse reply;
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 5s);
@@ -330,7 +331,7 @@ TEST_F(PeerTlsTest, APeerOfAnotherCaOrWithoutACertificateIsRefused) {
     grpc::Status probed = probe(s.channel, &reply);
     EXPECT_EQ(probed.error_code(), grpc::StatusCode::UNAVAILABLE) << probed.error_message();
     EXPECT_FALSE(reply.alive());
-    grpc::Status beat = heartbeat(s.channel);
+    grpc::Status beat = heartbeat(s.channel, "n2");
     EXPECT_EQ(beat.error_code(), grpc::StatusCode::UNAVAILABLE) << beat.error_message();
     grpc::Status published = publish(s.channel, "n4");
     EXPECT_EQ(published.error_code(), grpc::StatusCode::UNAVAILABLE) << published.error_message();
@@ -351,7 +352,13 @@ TEST_F(PeerTlsTest, APeerOfAnotherCaOrWithoutACertificateIsRefused) {
   ASSERT_TRUE(probed.ok()) << probed.error_message();
   EXPECT_TRUE(reply.alive());
   EXPECT_EQ(reply.node(), "n1");
-  EXPECT_TRUE(heartbeat(site).ok());
+  EXPECT_TRUE(heartbeat(site, "n2").ok());
+  // A site peer speaks for its own node only: n2's certificate cannot keep
+  // n3 alive.
+  grpc::Status impersonated = heartbeat(site, "n3");
+  EXPECT_EQ(impersonated.error_code(), grpc::StatusCode::PERMISSION_DENIED) << impersonated.error_message();
+  EXPECT_TRUE(contains(impersonated.error_message(), "names node 'n2' may not speak for node 'n3'"))
+      << impersonated.error_message();
   std::set<std::string> names;
   grpc::Status listed = listServices(site, &names);
   EXPECT_TRUE(listed.ok()) << listed.error_message();
@@ -392,13 +399,13 @@ TEST_F(PeerTlsTest, RefusedHandshakesCannotFloodTheLog) {
 // taken by n2 only.
 TEST_F(PeerTlsTest, EachSideRefusesTheOthersCa) {
   ASSERT_NO_FATAL_FAILURE(startCluster(2, [&](int i) { return tlsFlags(i, i == 1 ? pki() : roguePki()); }));
-  EXPECT_EQ(heartbeat(siteChannel(1, 3)).error_code(), grpc::StatusCode::OK);
-  EXPECT_EQ(heartbeat(siteChannel(2, 3)).error_code(), grpc::StatusCode::UNAVAILABLE)
+  EXPECT_EQ(heartbeat(siteChannel(1, 3), "n3").error_code(), grpc::StatusCode::OK);
+  EXPECT_EQ(heartbeat(siteChannel(2, 3), "n3").error_code(), grpc::StatusCode::UNAVAILABLE)
       << "n2 holds the rogue CA's certificate and trusts only it";
-  EXPECT_EQ(heartbeat(tlsChannel(2, roguePki() / "ca.pem", roguePki() / "n3.pem", roguePki() / "n3.key"))
+  EXPECT_EQ(heartbeat(tlsChannel(2, roguePki() / "ca.pem", roguePki() / "n3.pem", roguePki() / "n3.key"), "n3")
                 .error_code(),
             grpc::StatusCode::OK);
-  EXPECT_EQ(heartbeat(tlsChannel(1, roguePki() / "ca.pem", roguePki() / "n3.pem", roguePki() / "n3.key"))
+  EXPECT_EQ(heartbeat(tlsChannel(1, roguePki() / "ca.pem", roguePki() / "n3.pem", roguePki() / "n3.key"), "n3")
                 .error_code(),
             grpc::StatusCode::UNAVAILABLE);
 }
@@ -497,6 +504,10 @@ TEST_F(PeerTlsTest, ABadKeyOrCertificateStopsTheStart) {
   EXPECT_TRUE(contains(node(1).lastError(), "does not match peer certificate")) << node(1).lastError();
   EXPECT_FALSE(node(1).start(nodeDir(1), flags(roguePki() / "n1.pem", roguePki() / "n1.key")));
   EXPECT_TRUE(contains(node(1).lastError(), "does not verify against peer CA")) << node(1).lastError();
+  // A sound certificate of another node: peers would refuse this one's
+  // heartbeats, so it does not start.
+  EXPECT_FALSE(node(1).start(nodeDir(1), flags(pki() / "n2.pem", pki() / "n2.key")));
+  EXPECT_TRUE(contains(node(1).lastError(), "names node 'n2' (its CN), but this node is 'n1'")) << node(1).lastError();
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ TEST_F(PeerTlsFilesTest, LoadsAScriptMadeNodeAndNamesItAndItsCa) {
   auto files = PeerTlsFiles::load(node("a", "n1"));
   ASSERT_TRUE(files.ok()) << files.error().message;
   EXPECT_EQ(files->subject(), "CN=n1");
+  EXPECT_EQ(files->commonName(), "n1");
   EXPECT_EQ(files->caSubject(), "CN=site a");
   EXPECT_TRUE(contains(files->certificatePem(), "-----BEGIN CERTIFICATE-----"));
   EXPECT_TRUE(contains(files->privateKeyPem(), "PRIVATE KEY-----"));
