@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <regex>
 #include <thread>
 
 #include "nodekeeper/v1/apps.grpc.pb.h"
@@ -238,14 +239,17 @@ TEST_F(AppsServiceTest, ABudgetUnderTheAppsFloorIsTakenWithAWarning) {
   EXPECT_NE(updated.budget_warning(), "");
 
   // `nodekeeper budget` says so in its reply, `apps` for as long as it holds.
+  static const std::regex kUnattainable(R"(4\.0 W (\(eff [0-9.]+ W\) )?unattainable, floor)");
   const std::string socket = daemon_.socket().string();
   auto budget = runProgram({cliPath(), "--socket", socket, "budget", std::to_string(app.app_id()), "4"});
   ASSERT_EQ(budget.exit_code, 0) << budget.out << budget.err;
-  EXPECT_NE(budget.out.find("4.0 W unattainable, floor"), std::string::npos) << budget.out;
+  // The effective budget is the manager's to update, at its next step: on a
+  // busy host the row may still show the old one as "(eff 5.0 W)".
+  EXPECT_TRUE(std::regex_search(budget.out, kUnattainable)) << budget.out;
   EXPECT_NE(budget.out.find("warning: budget 4.0 W is below"), std::string::npos) << budget.out;
   auto shown = runProgram({cliPath(), "--socket", socket, "apps"});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
-  EXPECT_NE(shown.out.find("4.0 W unattainable, floor"), std::string::npos) << shown.out;
+  EXPECT_TRUE(std::regex_search(shown.out, kUnattainable)) << shown.out;
   auto json = runProgram({cliPath(), "--socket", socket, "apps", "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_NE(json.out.find("\"budget_attainable\": false"), std::string::npos) << json.out;
