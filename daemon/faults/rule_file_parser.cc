@@ -345,7 +345,10 @@ class Parser {
                               [&](const auto& setting) { return setting.second == tokens[1]; });
     if (known == kSettings.end())
       return errorHere("unknown setting " + quoted(tokens[1]) + " (settings: " + settingWords() + ")");
-    auto [setting, name] = *known;
+    // Named, not structured bindings: clang 14 (the sanitizer build) cannot
+    // capture those in the lambdas below.
+    const auto setting = known->first;
+    const auto name = known->second;
     // Two values for one setting are a merge gone wrong more often than
     // an override, so the second is refused rather than winning.
     auto [first, inserted] = set_on_line_.emplace(setting, line_);

@@ -225,7 +225,11 @@ Status FrequencyControl::restore(const std::vector<SavedControls::Entry>& origin
   }
   Status first_error;
   auto note = [&](Status s) { if (!s && first_error.ok()) first_error = s; };
-  for (auto& [policy_id, files] : by_policy) {
+  for (auto& policy_files : by_policy) {
+    // Named, not structured bindings: clang 14 (the sanitizer build) cannot
+    // capture those in the lambda below.
+    const uint32_t policy_id = policy_files.first;
+    auto& files = policy_files.second;
     if (files.count("scaling_governor")) note(cpufreq_.setGovernor(policy_id, files["scaling_governor"]));
     auto current = cpufreq_.readPolicy(policy_id);
     bool max_first = false;

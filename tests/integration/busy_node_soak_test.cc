@@ -180,8 +180,11 @@ class BusyNodeSoakTest : public ::testing::Test {
     for (int i = 1; i <= kNodes; ++i) {
       if (i > 1) argv.push_back(":");
       argv.insert(argv.end(), {"-np", "1", "-x", "NODEKEEPER_SOCKET=" + node(i).socket().string(), "-x",
-                               "NODEKEEPER_JOB_ID=" + job_id, "-x", "LD_PRELOAD=" + envOr("NK_PMPI_LIB"), "-x",
-                               "NODEKEEPER_PMPI_DEADLINE_MS=" + std::to_string(soak->deadline_ms), program});
+                               "NODEKEEPER_JOB_ID=" + job_id, "-x",
+                               "NODEKEEPER_PMPI_DEADLINE_MS=" + std::to_string(soak->deadline_ms)});
+      auto agent = pmpiAgentMpirunArgs();
+      argv.insert(argv.end(), agent.begin(), agent.end());
+      argv.push_back(program);
       argv.insert(argv.end(), args.begin(), args.end());
     }
     return argv;

@@ -195,6 +195,10 @@ TEST(ConnectionLimits, OneUserWithAThousandConnectionsIsHeldToTheLimitAndStatusA
 }
 
 TEST(ConnectionLimits, ADaemonOutOfDescriptorsSaysSoOnceAndRecovers) {
+  // UBSan's vptr check probes memory through a pipe(2); in a process out of
+  // descriptors that fails and every dynamic-type check reports an "invalid
+  // vptr", which ends the daemon (seen in gRPC's ~Channel).
+  if (!envOr("NK_SANITIZE").empty()) GTEST_SKIP() << "UBSan's vptr check cannot run out of file descriptors";
   TempDir dir("connection-limits-emfile", TempDir::Access::kShared);
   DaemonProcess daemon;
   // The daemon inherits a small descriptor limit; the limits themselves

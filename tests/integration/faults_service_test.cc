@@ -94,7 +94,8 @@ class ProgressPump {
  public:
   explicit ProgressPump(std::vector<std::pair<v1::FaultsService::Stub*, uint32_t>> ranks) {
     for (auto [stub, rank] : ranks)
-      threads_.emplace_back([this, stub, rank] {
+      // Init-captures: clang 14 (the sanitizer build) cannot capture structured bindings.
+      threads_.emplace_back([this, stub = stub, rank = rank] {
         while (!stop_) {
           (void)reportProgress(*stub, kJob, rank, rank == 3 ? 4 : 5);
           ++reports_;

@@ -117,8 +117,10 @@ class PeerTlsTest : public ::testing::Test {
     for (size_t i = 1; i < nodes_.size(); ++i) {
       if (i > 1) argv.push_back(":");
       argv.insert(argv.end(), {"-np", "1", "-x", "NODEKEEPER_SOCKET=" + nodes_[i]->socket().string(), "-x",
-                               std::string("NODEKEEPER_JOB_ID=") + kJob, "-x", "LD_PRELOAD=" + envOr("NK_PMPI_LIB"),
-                               envOr("NK_MPI_CHECK")});
+                               std::string("NODEKEEPER_JOB_ID=") + kJob});
+      auto agent = pmpiAgentMpirunArgs();
+      argv.insert(argv.end(), agent.begin(), agent.end());
+      argv.push_back(envOr("NK_MPI_CHECK"));
       argv.insert(argv.end(), program.begin(), program.end());
     }
     return argv;

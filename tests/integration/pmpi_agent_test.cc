@@ -61,7 +61,9 @@ class PmpiAgentTest : public ::testing::Test {
     auto node = [&](const std::string& name, const std::string& socket) {
       std::vector<std::string> part = {"-np", "2"};
       if (agent) {
-        part.insert(part.end(), {"-x", "LD_PRELOAD=" + envOr("NK_PMPI_LIB"), "-x", "NODEKEEPER_SOCKET=" + socket, "-x",
+        auto preload = pmpiAgentMpirunArgs();
+        part.insert(part.end(), preload.begin(), preload.end());
+        part.insert(part.end(), {"-x", "NODEKEEPER_SOCKET=" + socket, "-x",
                                  "NODEKEEPER_NODE=" + name, "-x", "NODEKEEPER_PMPI_DEADLINE_MS=" + std::to_string(deadline_ms_), "-x",
                                  "NODEKEEPER_PMPI_HEARTBEAT_MS=100"});
       }

@@ -11,10 +11,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "testlib/run_program.h"
@@ -93,7 +95,18 @@ class ClientToolTest : public ::testing::TestWithParam<Program> {
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + 1s);
   }
 
-  // Serves `service` on the socket.
+  // A service the fixture owns, for serve(): it must outlive the server,
+  // whose handler threads may still run (a late RegisterApp) when the test
+  // body returns; the server is shut down in TearDown, before this goes.
+  template <class Service, class... Args>
+  Service& ownService(Args&&... args) {
+    auto service = std::make_unique<Service>(std::forward<Args>(args)...);
+    Service& kept = *service;
+    service_ = std::move(service);
+    return kept;
+  }
+
+  // Serves `service` (the fixture's, see ownService) on the socket.
   void serve(grpc::Service* service) {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
@@ -121,6 +134,8 @@ class ClientToolTest : public ::testing::TestWithParam<Program> {
 
   TempDir dir_{"client", TempDir::Access::kShared};
   std::string socket_;
+  // Declared before server_, so destroyed after it.
+  std::unique_ptr<grpc::Service> service_;
   std::unique_ptr<grpc::Server> server_;
 };
 
@@ -150,7 +165,8 @@ TEST_P(ClientToolTest, DaemonAbsentLeavesOutputAloneAndSaysOneLine) {
 }
 
 TEST_P(ClientToolTest, DaemonWithoutAppsApiSaysOneLine) {
-  v1::AppsService::Service unimplemented;  // every method answers UNIMPLEMENTED, as today's daemon
+  // Every method answers UNIMPLEMENTED, as today's daemon.
+  auto& unimplemented = ownService<v1::AppsService::Service>();
   serve(&unimplemented);
   auto plain = run({}, {"6"}, /*tool=*/false);
   auto result = run({}, {"6"});
@@ -165,7 +181,7 @@ TEST_P(ClientToolTest, DaemonWithoutAppsApiSaysOneLine) {
 // waits for it nor cries wolf about it (issue 17: only a gone daemon, or one
 // silent for several seconds, is "not reachable").
 TEST_P(ClientToolTest, HangingDaemonDoesNotHangTheProgram) {
-  FakeAppsService service(3, 3s);
+  auto& service = ownService<FakeAppsService>(3, 3s);
   serve(&service);
   auto start = std::chrono::steady_clock::now();
   auto result = run({}, {"4"});
@@ -176,7 +192,7 @@ TEST_P(ClientToolTest, HangingDaemonDoesNotHangTheProgram) {
 }
 
 TEST_P(ClientToolTest, DaemonDecisionDrivesTheTeamSize) {
-  FakeAppsService service(3);
+  auto& service = ownService<FakeAppsService>(3);
   serve(&service);
   auto result = run({"NODEKEEPER_POWER_BUDGET_MW=12000"}, {"150", "10000"});
   EXPECT_EQ(result.exit_code, 0);

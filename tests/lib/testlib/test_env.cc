@@ -19,4 +19,11 @@ std::string cliPath() {
   return p ? p : "nodekeeper";
 }
 
+std::vector<std::string> pmpiAgentMpirunArgs() {
+  const std::string runtime = envOr("NK_SANITIZER_RUNTIME");
+  if (runtime.empty()) return {"-x", "LD_PRELOAD=" + envOr("NK_PMPI_LIB")};
+  return {"-x", "LD_PRELOAD=" + runtime + ":" + envOr("NK_PMPI_LIB"), "-x",
+          "ASAN_OPTIONS=" + envOr("ASAN_OPTIONS") + ":detect_leaks=0:handle_segv=0"};
+}
+
 }  // namespace nk::test
