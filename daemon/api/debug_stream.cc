@@ -48,9 +48,7 @@ Status DebugStream::attach() {
   auto info = policy_.sessionFor(caller_, command_.attach().session_id(), "debug");
   if (!info) return info.error();
   if (command_.attach().events()) {
-    if (info->recording.empty())
-      return failedPrecondition("task session " + std::to_string(info->id) + " has no recording: " +
-                                info->recording_stopped);
+    if (Status recorded = RecordingFollower::checkRecorded(*info); !recorded) return recorded;
     auto opened = RecordingFollower::open(sessions_, *info, false);
     if (!opened) return opened.error();
     follower_.emplace(std::move(*opened));

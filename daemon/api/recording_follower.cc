@@ -4,6 +4,12 @@ namespace v1 = nodekeeper::v1;
 
 namespace nk {
 
+Status RecordingFollower::checkRecorded(const SessionRegistry::Info& info) {
+  if (!info.recording.empty()) return {};
+  return failedPrecondition("task session " + std::to_string(info.id) + " has no recording: " +
+                            info.recording_stopped);
+}
+
 Result<RecordingFollower> RecordingFollower::open(const SessionRegistry& sessions, SessionRegistry::Info info,
                                                   bool packed) {
   auto reader = RecordingReader::open(info.recording);

@@ -20,6 +20,10 @@ class RecordingFollower {
   // session is over and every frame was given.
   enum class Progress { kFrame, kLive, kEnded };
 
+  // A session whose recording was never started or has been removed has
+  // nothing to replay: FAILED_PRECONDITION, saying why.
+  static Status checkRecorded(const SessionRegistry::Info& info);
+
   static Result<RecordingFollower> open(const SessionRegistry& sessions, SessionRegistry::Info info, bool packed);
 
   // The next frame into `out` (replacing what it held). A damaged recording

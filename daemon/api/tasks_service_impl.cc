@@ -34,13 +34,6 @@ void toProto(const SessionRegistry::Info& info, v1::Session* out) {
   out->set_recording_stopped(info.recording_stopped);
 }
 
-// A session whose recording was never started or has been removed has
-// nothing to replay.
-Status checkRecorded(const SessionRegistry::Info& info) {
-  if (!info.recording.empty()) return {};
-  return failedPrecondition("task session " + std::to_string(info.id) + " has no recording: " +
-                            info.recording_stopped);
-}
 
 }  // namespace
 
@@ -104,7 +97,7 @@ grpc::ServerWriteReactor<v1::TaskEventBatch>* TasksServiceImpl::Watch(grpc::Call
   if (!peer) return Refused::make(streams_, toGrpcStatus(peer.error()));
   auto info = policy_.sessionFor(callerOf(*peer), request->session_id(), "watch");
   if (!info) return Refused::make(streams_, toGrpcStatus(info.error()));
-  if (Status recorded = checkRecorded(*info); !recorded) return Refused::make(streams_, toGrpcStatus(recorded));
+  if (Status recorded = RecordingFollower::checkRecorded(*info); !recorded) return Refused::make(streams_, toGrpcStatus(recorded));
   auto slot = streams_.admit(*peer, "Tasks.Watch");
   if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
   auto follower = RecordingFollower::open(sessions_, *info, request->packed());
