@@ -11,7 +11,7 @@ namespace v1 = nodekeeper::v1;
 namespace nk {
 
 AppControlStream::AppControlStream(StreamHost& host, StreamHost::Slot slot, AppRegistry& apps, PeerCredentials peer)
-    : PumpedStream(host, std::move(slot)), apps_(apps), peer_(std::move(peer)), rate_(host.rateLimit()) {}
+    : PumpedStream(host, std::move(slot)), apps_(apps), peer_(std::move(peer)) {}
 
 void AppControlStream::begin() { StartRead(&report_); }
 
@@ -23,8 +23,7 @@ void AppControlStream::OnReadDone(bool ok) {
     if (attached_) (void)apps_.endControl(app_id_);
     return;
   }
-  if (!rate_.admit(MessageRateLimit::Clock::now())) {
-    finish(toGrpcStatus(host().overRate(peer_.uid, peer_.pid, "Apps.Control")));
+  if (!withinRate("Apps.Control")) {
     if (attached_) (void)apps_.endControl(app_id_);
     return;
   }

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 
-#include "api/message_rate_limit.h"
 #include "api/pumped_stream.h"
 #include "base/result.h"
 #include "node/access_policy.h"
@@ -33,7 +32,6 @@ class AppControlStream final
 
   AppRegistry& apps_;
   const PeerCredentials peer_;
-  MessageRateLimit rate_;
   nodekeeper::v1::AppReport report_;
   uint64_t app_id_ = 0;  // set before the stream starts
   bool attached_ = false;

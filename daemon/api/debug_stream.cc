@@ -14,8 +14,7 @@ DebugStream::DebugStream(StreamHost& host, StreamHost::Slot slot, SessionRegistr
       sessions_(sessions),
       hub_(hub),
       policy_(policy),
-      caller_(caller),
-      rate_(host.rateLimit()) {}
+      caller_(caller) {}
 
 void DebugStream::begin() { StartRead(&command_); }
 
@@ -27,10 +26,7 @@ void DebugStream::OnReadDone(bool ok) {
       finish(grpc::Status::OK);  // closed before attaching
     return;
   }
-  if (!rate_.admit(MessageRateLimit::Clock::now())) {
-    finish(toGrpcStatus(host().overRate(slot().uid(), slot().pid(), "Tasks.Debug")));
-    return;
-  }
+  if (!withinRate("Tasks.Debug")) return;
   if (!attached_) {
     if (Status attached = attach(); !attached) {
       finish(toGrpcStatus(attached));

@@ -5,7 +5,6 @@
 #include <mutex>
 #include <optional>
 
-#include "api/message_rate_limit.h"
 #include "api/pumped_stream.h"
 #include "api/recording_follower.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
@@ -44,7 +43,6 @@ class DebugStream final
   DebugHub& hub_;
   DebugCommandPolicy& policy_;
   const DebugCommandPolicy::Caller caller_;
-  MessageRateLimit rate_;
   nodekeeper::v1::DebugCommand command_;
   bool attached_ = false;  // read side only
   uint64_t session_ = 0;

@@ -12,7 +12,7 @@ namespace nk {
 
 PublishStream::PublishStream(StreamHost& host, StreamHost::Slot slot, SessionRegistry& sessions, DebugHub& hub,
                              uint64_t session)
-    : PumpedStream(host, std::move(slot)), sessions_(sessions), hub_(hub), session_(session), rate_(host.rateLimit()) {}
+    : PumpedStream(host, std::move(slot)), sessions_(sessions), hub_(hub), session_(session) {}
 
 void PublishStream::begin() {
   hub_.appConnected(session_, [this](const v1::TaskControl& control) { return queueControl(control); });
@@ -35,10 +35,7 @@ void PublishStream::OnReadDone(bool ok) {
     finish(grpc::Status::OK);  // the app closed its side (or the call is over)
     return;
   }
-  if (!rate_.admit(MessageRateLimit::Clock::now())) {
-    finish(toGrpcStatus(host().overRate(slot().uid(), slot().pid(), "Tasks.Publish")));
-    return;
-  }
+  if (!withinRate("Tasks.Publish")) return;
   if (Status taken = take(); !taken) {
     finish(toGrpcStatus(taken));
     return;

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "api/message_rate_limit.h"
 #include "api/pumped_stream.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 #include "taskgraph/task_event_translator.h"
@@ -42,7 +41,6 @@ class PublishStream final
   SessionRegistry& sessions_;
   DebugHub& hub_;
   const uint64_t session_;
-  MessageRateLimit rate_;
   std::mutex controls_mutex_;
   std::deque<nodekeeper::v1::TaskControl> controls_;
   nodekeeper::v1::TaskEventBatch batch_;

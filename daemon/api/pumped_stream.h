@@ -4,7 +4,10 @@
 
 #include <mutex>
 #include <optional>
+#include <string_view>
 
+#include "api/message_rate_limit.h"
+#include "api/status_mapping.h"
 #include "api/stream_host.h"
 
 namespace nk {
@@ -22,7 +25,8 @@ class PumpedStream : public Reactor {
  public:
   enum class Step { kSend, kWait, kFinish };
 
-  explicit PumpedStream(StreamHost& host, StreamHost::Slot slot) : host_(host), slot_(std::move(slot)) {}
+  explicit PumpedStream(StreamHost& host, StreamHost::Slot slot)
+      : host_(host), slot_(std::move(slot)), rate_(host.rateLimit()) {}
 
   // kEveryPeriod: next() may find something without being woken (a new
   // decision, sample or recorded frame), so the pump asks every period;
@@ -89,6 +93,15 @@ class PumpedStream : public Reactor {
   virtual void ended() {}
 
   const StreamHost::Slot& slot() const { return slot_; }
+
+  // Counts one message the client sent on `method`'s stream. Past the
+  // host's rate it ends the stream RESOURCE_EXHAUSTED (logged at most once
+  // a minute per user) and returns false.
+  bool withinRate(std::string_view method) {
+    if (rate_.admit(MessageRateLimit::Clock::now())) return true;
+    finish(toGrpcStatus(host_.overRate(slot_.uid(), slot_.pid(), method)));
+    return false;
+  }
   StreamHost& host() { return host_; }
 
  private:
@@ -132,6 +145,7 @@ class PumpedStream : public Reactor {
 
   StreamHost& host_;
   StreamHost::Slot slot_;
+  MessageRateLimit rate_;  // of what the client sends (reading streams only)
   StreamPump::Id pump_id_ = 0;
   mutable std::mutex state_mutex_;
   bool writing_ = false;  // someone holds the writer role
