@@ -20,6 +20,7 @@
 #include "client.h"
 #include "connection_notifier.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "wire/compact_events.h"
 
 namespace v1 = nodekeeper::v1;
 
@@ -355,10 +356,11 @@ bool TaskShipper::shipOnce() {
       f->set_key(r.b);
       f->set_name(functionName(r.b));
     }
-    // The records go as they are: tasks.proto's PackedEvents is their layout.
+    // Compact: a fifth of the records' bytes or less to copy through the
+    // socket, and for the daemon to record.
     v1::PackedEvents* packed = batch.add_packed();
     packed->set_thread(thread->slot);
-    packed->set_records(reinterpret_cast<const char*>(records.data()), n * sizeof(TaskEventRecord));
+    wire::CompactEvents::encode(std::span(records.data(), n), *packed->mutable_compact());
     send(batch, n, now);
   }
   // After the events they follow, so the daemon's graph has those first.

@@ -90,13 +90,19 @@ Status SessionRegistry::append(uint64_t id, std::span<const std::byte> recorded_
   {
     std::lock_guard lock(s->mutex);
     if (s->recording) {
-      auto growth = store_.grow(s->info.recording, kFrameHeaderSize + recorded_batch.size());
-      removed = std::move(growth.removed);
-      if (!growth.allowed) {
-        stopRecording(*s, growth.refusal);
-      } else if (Status appended = s->recording->append(recorded_batch); !appended) {
-        store_.resize(s->info.recording, s->recording->size());
-        result = appended;
+      // Charged what it takes on disk, compressed.
+      auto staged = s->recording->stage(recorded_batch);
+      if (!staged) {
+        result = staged.error();
+      } else {
+        auto growth = store_.grow(s->info.recording, *staged);
+        removed = std::move(growth.removed);
+        if (!growth.allowed) {
+          stopRecording(*s, growth.refusal);
+        } else if (Status appended = s->recording->appendStaged(); !appended) {
+          store_.resize(s->info.recording, s->recording->size());
+          result = appended;
+        }
       }
     }
     if (result) {

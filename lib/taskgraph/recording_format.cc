@@ -69,10 +69,10 @@ uint32_t crc32c(std::span<const std::byte> data) {
   return crc ^ 0xFFFFFFFF;
 }
 
-std::array<std::byte, kRecordingFileHeaderSize> recordingFileHeader() {
+std::array<std::byte, kRecordingFileHeaderSize> recordingFileHeader(uint32_t version) {
   std::array<std::byte, kRecordingFileHeaderSize> header{};
   std::copy(kRecordingFileMagic.begin(), kRecordingFileMagic.end(), header.begin());
-  storeLe32(header.data() + kRecordingVersionOffset, kRecordingVersion);
+  storeLe32(header.data() + kRecordingVersionOffset, version);
   return header;
 }
 

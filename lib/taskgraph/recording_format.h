@@ -5,12 +5,14 @@
 //   file header (16 bytes, once, at offset 0)
 //     0  8  magic "NKRECORD"
 //     8  4  format version, little-endian (kRecordingVersion)
-//    12  4  reserved, written as zero, ignored by readers of version 1
+//    12  4  reserved, written as zero, ignored by readers
 //   frames, back to back, until the end of the file
 //     0  4  frame magic "NKR1" (the bytes N K R 1; 0x31524B4E read little-endian)
 //     4  4  payload length in bytes, little-endian, at most kMaxFramePayload
 //     8  4  CRC-32C (Castagnoli) of the payload, little-endian
-//    12  n  payload
+//    12  n  payload: version 1, the batch itself; version 2 (written now), the
+//           batch as one zstd frame that states its content size (at most
+//           kMaxFramePayload bytes), usually a third or less of its size
 //
 // A frame is self-describing, so a reader needs nothing but the frame itself.
 // The checksum covers the payload only: a damaged length field shows up as a
@@ -28,7 +30,9 @@ namespace nk {
 inline constexpr std::array<std::byte, 8> kRecordingFileMagic = {std::byte{'N'}, std::byte{'K'}, std::byte{'R'},
                                                                  std::byte{'E'}, std::byte{'C'}, std::byte{'O'},
                                                                  std::byte{'R'}, std::byte{'D'}};
-inline constexpr uint32_t kRecordingVersion = 1;
+inline constexpr uint32_t kRecordingVersion = 2;
+// Readers take every version from this one to kRecordingVersion.
+inline constexpr uint32_t kOldestRecordingVersion = 1;
 inline constexpr size_t kRecordingFileHeaderSize = 16;
 inline constexpr size_t kRecordingVersionOffset = 8;
 
@@ -38,6 +42,10 @@ inline constexpr size_t kFrameMagicOffset = 0;
 inline constexpr size_t kFrameLengthOffset = 4;
 inline constexpr size_t kFrameCrcOffset = 8;
 inline constexpr uint32_t kMaxFramePayload = 16u * 1024 * 1024;
+// A version 2 frame stores its batch compressed; incompressible data grows
+// by at most zstd's bound (1/256 and a frame header), so that is what a
+// frame may take on disk.
+inline constexpr uint32_t kMaxStoredFramePayload = kMaxFramePayload + kMaxFramePayload / 256 + 1024;
 
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), software,
 // table-driven (slicing by 8). crc32c("123456789") == 0xE3069283.
@@ -53,8 +61,8 @@ inline uint32_t loadLe32(const std::byte* in) {
   return value;
 }
 
-// The 16-byte file header of the current version.
-std::array<std::byte, kRecordingFileHeaderSize> recordingFileHeader();
+// The 16-byte file header of `version`.
+std::array<std::byte, kRecordingFileHeaderSize> recordingFileHeader(uint32_t version = kRecordingVersion);
 
 // The 12-byte header of a frame carrying `payload`.
 std::array<std::byte, kFrameHeaderSize> frameHeader(std::span<const std::byte> payload);

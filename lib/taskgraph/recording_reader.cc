@@ -57,9 +57,11 @@ Result<RecordingReader> RecordingReader::open(const std::filesystem::path& path)
   if (!std::equal(kRecordingFileMagic.begin(), kRecordingFileMagic.end(), header.begin()))
     return invalidArgument(path.string() + ": not a recording: bad file magic (expected \"NKRECORD\")");
   uint32_t version = loadLe32(header.data() + kRecordingVersionOffset);
-  if (version != kRecordingVersion)
+  if (version < kOldestRecordingVersion || version > kRecordingVersion)
     return invalidArgument(path.string() + ": unsupported recording version " + std::to_string(version) +
-                           " (this build reads version " + std::to_string(kRecordingVersion) + ")");
+                           " (this build reads versions " + std::to_string(kOldestRecordingVersion) + " to " +
+                           std::to_string(kRecordingVersion) + ")");
+  reader.version_ = version;
   reader.offset_ = kRecordingFileHeaderSize;
   return reader;
 }
@@ -71,6 +73,8 @@ RecordingReader::~RecordingReader() { close(); }
 RecordingReader::RecordingReader(RecordingReader&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
+      version_(other.version_),
+      zstd_(std::move(other.zstd_)),
       offset_(other.offset_),
       stop_cause_(other.stop_cause_),
       stop_reason_(std::move(other.stop_reason_)),
@@ -83,6 +87,8 @@ RecordingReader& RecordingReader::operator=(RecordingReader&& other) noexcept {
     close();
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
+    version_ = other.version_;
+    zstd_ = std::move(other.zstd_);
     offset_ = other.offset_;
     stop_cause_ = other.stop_cause_;
     stop_reason_ = std::move(other.stop_reason_);
@@ -158,10 +164,10 @@ std::optional<std::vector<std::byte>> RecordingReader::next() {
   if (magic != kFrameMagic)
     return stop(StopCause::kBadMagic, "bad magic", hex32(magic) + ", expected " + hex32(kFrameMagic));
   uint32_t length = loadLe32(header.data() + kFrameLengthOffset);
-  if (length > kMaxFramePayload)
-    return stop(
-        StopCause::kFrameTooLarge, "frame too large",
-        "payload length " + std::to_string(length) + " exceeds the maximum " + std::to_string(kMaxFramePayload));
+  const uint32_t max_length = version_ >= 2 ? kMaxStoredFramePayload : kMaxFramePayload;
+  if (length > max_length)
+    return stop(StopCause::kFrameTooLarge, "frame too large",
+                "payload length " + std::to_string(length) + " exceeds the maximum " + std::to_string(max_length));
 
   std::vector<std::byte> payload(length);
   got = readAt(offset_ + kFrameHeaderSize, payload.data(), payload.size());
@@ -177,6 +183,13 @@ std::optional<std::vector<std::byte>> RecordingReader::next() {
         StopCause::kChecksumMismatch, "checksum mismatch",
         "stored " + hex32(stored) + ", computed " + hex32(computed) + " over " + std::to_string(length) + " bytes");
 
+  if (version_ >= 2) {
+    std::vector<std::byte> batch;
+    if (std::string fault = zstd_.decompress(payload, batch, kMaxFramePayload); !fault.empty())
+      return stop(StopCause::kUndecodable, "undecodable frame", fault);
+    offset_ += kFrameHeaderSize + length;
+    return batch;
+  }
   offset_ += kFrameHeaderSize + length;
   return payload;
 }

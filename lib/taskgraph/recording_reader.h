@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "base/result.h"
+#include "taskgraph/recording_format.h"
+#include "taskgraph/zstd_frames.h"
 
 namespace nk {
 
@@ -24,7 +26,15 @@ namespace nk {
 // A bad frame is final.
 class RecordingReader {
  public:
-  enum class StopCause { kNone, kTruncatedFrame, kBadMagic, kFrameTooLarge, kChecksumMismatch, kReadError };
+  enum class StopCause {
+    kNone,
+    kTruncatedFrame,
+    kBadMagic,
+    kFrameTooLarge,
+    kChecksumMismatch,
+    kUndecodable,  // a version 2 payload that does not decompress
+    kReadError
+  };
 
   // Fails (kInvalidArgument) when the file does not start with a recording
   // header of a supported version, or when it cannot be opened.
@@ -50,6 +60,8 @@ class RecordingReader {
   // Offset just past the last good frame (the file header counts as good).
   uint64_t goodBytes() const { return offset_; }
   const std::filesystem::path& path() const { return path_; }
+  // The file's format version (recording_format.h).
+  uint32_t version() const { return version_; }
 
  private:
   RecordingReader(std::filesystem::path path, int fd);
@@ -62,6 +74,8 @@ class RecordingReader {
 
   std::filesystem::path path_;
   int fd_ = -1;
+  uint32_t version_ = kRecordingVersion;
+  ZstdFrames zstd_;
   uint64_t offset_ = 0;
   StopCause stop_cause_ = StopCause::kNone;
   std::string stop_reason_;

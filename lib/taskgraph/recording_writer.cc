@@ -63,7 +63,9 @@ void syncDirectoryOf(const std::filesystem::path& path) {
 
 }  // namespace
 
-Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& path) {
+Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& path, uint32_t version) {
+  if (version < kOldestRecordingVersion || version > kRecordingVersion)
+    return invalidArgument(path.string() + ": cannot write recording version " + std::to_string(version));
   // The file is created unnamed (O_TMPFILE) and linked under its name only
   // once its header is written and synced: killed during create, the daemon
   // leaves no file rather than one without a header, which readers reject.
@@ -80,14 +82,14 @@ Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& pat
   };
   if (fd < 0) return createError(errno);
 
-  RecordingWriter writer(path, fd, 0);
+  RecordingWriter writer(path, fd, 0, version);
   auto fail = [&](Error error) {
     writer.close();
     if (!unnamed) ::unlink(path.c_str());
     return error;
   };
   if (Status locked = lockForWriting(fd, path); !locked) return fail(locked.error());
-  auto header = recordingFileHeader();
+  auto header = recordingFileHeader(version);
   iovec iov{header.data(), header.size()};
   if (int err = writevFully(fd, &iov, 1); err != 0)
     return fail(unavailable(path.string() + ": cannot write recording header: " + errnoText(err)));
@@ -116,7 +118,7 @@ Result<RecordingWriter> RecordingWriter::openForAppend(const std::filesystem::pa
     if (err == EACCES || err == EPERM) return permissionDenied(message);
     return unavailable(message);
   }
-  RecordingWriter writer(path, fd, 0);
+  RecordingWriter writer(path, fd, 0, kRecordingVersion);
   // Lock before reading, so that no other writer appends while we look for
   // the end.
   if (Status locked = lockForWriting(fd, path); !locked) return locked.error();
@@ -131,6 +133,7 @@ Result<RecordingWriter> RecordingWriter::openForAppend(const std::filesystem::pa
   if (cause != Cause::kNone && cause != Cause::kTruncatedFrame)
     return failedPrecondition("cannot append to a damaged recording: " + reader->stopReason());
   uint64_t good = reader->goodBytes();
+  writer.version_ = reader->version();
   if (cause == Cause::kTruncatedFrame) {
     if (::ftruncate(fd, static_cast<off_t>(good)) != 0)
       return unavailable(path.string() + ": cannot cut the torn last frame: " + errnoText(errno));
@@ -140,13 +143,18 @@ Result<RecordingWriter> RecordingWriter::openForAppend(const std::filesystem::pa
   return writer;
 }
 
-RecordingWriter::RecordingWriter(std::filesystem::path path, int fd, uint64_t size)
-    : path_(std::move(path)), fd_(fd), size_(size) {}
+RecordingWriter::RecordingWriter(std::filesystem::path path, int fd, uint64_t size, uint32_t version)
+    : path_(std::move(path)), fd_(fd), size_(size), version_(version) {}
 
 RecordingWriter::~RecordingWriter() { close(); }
 
 RecordingWriter::RecordingWriter(RecordingWriter&& other) noexcept
-    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), size_(other.size_), broken_(other.broken_) {}
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      size_(other.size_),
+      version_(other.version_),
+      broken_(other.broken_),
+      zstd_(std::move(other.zstd_)) {}
 
 RecordingWriter& RecordingWriter::operator=(RecordingWriter&& other) noexcept {
   if (this != &other) {
@@ -154,7 +162,9 @@ RecordingWriter& RecordingWriter::operator=(RecordingWriter&& other) noexcept {
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
     size_ = other.size_;
+    version_ = other.version_;
     broken_ = other.broken_;
+    zstd_ = std::move(other.zstd_);
   }
   return *this;
 }
@@ -172,20 +182,42 @@ Status RecordingWriter::usable() const {
 }
 
 Status RecordingWriter::append(std::span<const std::byte> payload) {
-  if (Status ok = usable(); !ok) return ok;
+  if (auto staged = stage(payload); !staged) return staged.error();
+  return appendStaged();
+}
+
+Result<uint64_t> RecordingWriter::stage(std::span<const std::byte> payload) {
+  has_staged_ = false;
+  if (Status ok = usable(); !ok) return ok.error();
   if (payload.size() > kMaxFramePayload)
     return invalidArgument(path_.string() + ": frame payload of " + std::to_string(payload.size()) +
                            " bytes exceeds the maximum " + std::to_string(kMaxFramePayload));
-  auto header = frameHeader(payload);
-  iovec iov[2] = {{header.data(), header.size()}, {const_cast<std::byte*>(payload.data()), payload.size()}};
-  int err = writevFully(fd_, iov, payload.empty() ? 1 : 2);
+  staged_ = payload;
+  if (version_ >= 2) {
+    zstd_.compress(payload, compressed_);
+    if (compressed_.empty()) return internalError(path_.string() + ": zstd could not compress a frame");
+    if (compressed_.size() > kMaxStoredFramePayload)
+      return internalError(path_.string() + ": zstd grew a frame past its bound");
+    staged_ = compressed_;
+  }
+  has_staged_ = true;
+  return kFrameHeaderSize + staged_.size();
+}
+
+Status RecordingWriter::appendStaged() {
+  if (Status ok = usable(); !ok) return ok;
+  if (!has_staged_) return failedPrecondition(path_.string() + ": no frame staged to append");
+  has_staged_ = false;
+  auto header = frameHeader(staged_);
+  iovec iov[2] = {{header.data(), header.size()}, {const_cast<std::byte*>(staged_.data()), staged_.size()}};
+  int err = writevFully(fd_, iov, staged_.empty() ? 1 : 2);
   if (err != 0) {
     // Take back whatever part of the frame was written, so that the next
     // append does not land behind a torn frame that readers stop at.
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) broken_ = true;
     return unavailable(path_.string() + ": cannot append frame: " + errnoText(err));
   }
-  size_ += header.size() + payload.size();
+  size_ += header.size() + staged_.size();
   return {};
 }
 

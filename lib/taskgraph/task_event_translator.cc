@@ -3,30 +3,19 @@
 #include <cstring>
 #include <string_view>
 
+#include "wire/compact_events.h"
 #include "wire/task_event_record.h"
 
 namespace v1 = nodekeeper::v1;
 
 namespace nk {
 
-namespace {
-
 using wire::TaskEventRecord;
 using wire::TaskEventType;
-constexpr uint8_t kTypeCount = static_cast<uint8_t>(TaskEventType::kRegionEnd) + 1;
 
-// Calls `f` with each record of `packed` (a copy: the bytes carry no
-// alignment guarantee).
-template <typename F>
-void forEachRecord(const v1::PackedEvents& packed, F&& f) {
-  const std::string& bytes = packed.records();
-  size_t n = bytes.size() / sizeof(TaskEventRecord);
-  TaskEventRecord r;
-  for (size_t i = 0; i < n; ++i) {
-    std::memcpy(&r, bytes.data() + i * sizeof r, sizeof r);
-    f(r);
-  }
-}
+namespace {
+
+constexpr uint8_t kTypeCount = static_cast<uint8_t>(TaskEventType::kRegionEnd) + 1;
 
 GraphEvent graphEvent(const v1::TaskEvent& e) {
   GraphEvent g;
@@ -88,13 +77,9 @@ std::string TaskEventTranslator::toGraphEvents(const v1::TaskEventBatch& batch, 
     GraphEvent g = graphEvent(e);
     if (g.task != 0) out.push_back(g);
   }
-  std::string fault;
   for (const v1::PackedEvents& packed : batch.packed()) {
-    if (packed.records().size() % sizeof(TaskEventRecord) != 0)
-      return "packed events of thread " + std::to_string(packed.thread()) + " are " +
-             std::to_string(packed.records().size()) + " bytes, not a whole number of " +
-             std::to_string(sizeof(TaskEventRecord)) + "-byte records";
-    forEachRecord(packed, [&](const TaskEventRecord& r) {
+    if (std::string bad = unpack(packed); !bad.empty()) return bad;
+    for (const TaskEventRecord& r : records_) {
       GraphEvent g;
       g.timestamp_ns = static_cast<int64_t>(r.timestamp_ns);
       g.task = r.task_id;
@@ -121,14 +106,13 @@ std::string TaskEventTranslator::toGraphEvents(const v1::TaskEventBatch& batch, 
         case TaskEventType::kFailed: g.type = GraphEvent::Type::kFailed; break;
         case TaskEventType::kSync:
         case TaskEventType::kRegionBegin:
-        case TaskEventType::kRegionEnd: return;
+        case TaskEventType::kRegionEnd: continue;
         default:
-          if (fault.empty()) fault = "a packed event has unknown type " + std::to_string(static_cast<int>(r.type));
-          return;
+          return "a packed event of thread " + std::to_string(packed.thread()) + " has unknown type " +
+                 std::to_string(static_cast<int>(r.type));
       }
       out.push_back(g);
-    });
-    if (!fault.empty()) return fault;
+    }
   }
   return {};
 }
@@ -139,8 +123,10 @@ void TaskEventTranslator::toStructured(const v1::TaskEventBatch& batch, v1::Task
   out.set_session_id(batch.session_id());
   *out.mutable_events() = batch.events();
   for (const v1::PackedEvents& packed : batch.packed()) {
-    forEachRecord(packed, [&](const TaskEventRecord& r) {
-      if (static_cast<uint8_t>(r.type) >= kTypeCount) return;
+    // What a bad part holds up to its fault is still shown.
+    (void)unpack(packed);
+    for (const TaskEventRecord& r : records_) {
+      if (static_cast<uint8_t>(r.type) >= kTypeCount) continue;
       v1::TaskEvent* e = out.add_events();
       e->set_timestamp_ns(static_cast<int64_t>(r.timestamp_ns));
       e->set_thread(r.type == TaskEventType::kStarted ? static_cast<uint32_t>(r.a) : packed.thread());
@@ -174,14 +160,25 @@ void TaskEventTranslator::toStructured(const v1::TaskEventBatch& batch, v1::Task
         }
         default: e->mutable_region()->set_end(r.type == TaskEventType::kRegionEnd); break;
       }
-    });
+    }
   }
 }
 
-uint64_t TaskEventTranslator::eventCount(const v1::TaskEventBatch& batch) {
-  uint64_t n = static_cast<uint64_t>(batch.events_size());
-  for (const v1::PackedEvents& packed : batch.packed()) n += packed.records().size() / sizeof(TaskEventRecord);
-  return n;
+std::string TaskEventTranslator::unpack(const v1::PackedEvents& packed) {
+  records_.clear();
+  const std::string& bytes = packed.records();
+  const size_t whole = bytes.size() / sizeof(TaskEventRecord);
+  records_.resize(whole);
+  if (whole > 0) std::memcpy(records_.data(), bytes.data(), whole * sizeof(TaskEventRecord));
+  if (whole * sizeof(TaskEventRecord) != bytes.size())
+    return "packed events of thread " + std::to_string(packed.thread()) + " are " + std::to_string(bytes.size()) +
+           " bytes, not a whole number of " + std::to_string(sizeof(TaskEventRecord)) + "-byte records";
+  const std::string& compact = packed.compact();
+  // A record takes at least two bytes: the bound a hostile part cannot pass.
+  std::string fault = wire::CompactEvents::decode(std::as_bytes(std::span(compact.data(), compact.size())), records_,
+                                                  compact.size() / 2);
+  if (!fault.empty()) return "packed events of thread " + std::to_string(packed.thread()) + ": " + fault;
+  return {};
 }
 
 }  // namespace nk

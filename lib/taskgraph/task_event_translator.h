@@ -7,6 +7,7 @@
 
 #include "nodekeeper/v1/tasks.pb.h"
 #include "taskgraph/task_graph.h"
+#include "wire/task_event_record.h"
 
 namespace nk {
 
@@ -25,14 +26,16 @@ class TaskEventTranslator {
   // `batch` with its packed events expanded into TaskEvents, in order
   // (replaces `out`); for frontends, which never see the packed form.
   void toStructured(const nodekeeper::v1::TaskEventBatch& batch, nodekeeper::v1::TaskEventBatch& out);
-  // Events in `batch`, of either form.
-  static uint64_t eventCount(const nodekeeper::v1::TaskEventBatch& batch);
 
  private:
+  // The part's records, of either packed form, into records_; what is
+  // wrong with it, or empty (records_ then holds what came before the fault).
+  std::string unpack(const nodekeeper::v1::PackedEvents& packed);
   void learnFunctions(const nodekeeper::v1::TaskEventBatch& batch);
   const std::string& functionName(uint64_t key) const;
 
   std::unordered_map<uint64_t, std::string> functions_;
+  std::vector<wire::TaskEventRecord> records_;  // scratch, reused
 };
 
 }  // namespace nk

@@ -44,6 +44,7 @@
 #include "testlib/host_load.h"
 #include "testlib/run_program.h"
 #include "testlib/test_env.h"
+#include "wire/compact_events.h"
 #include "wire/task_event_record.h"
 
 namespace nk::test {
@@ -92,10 +93,20 @@ RecordedEvents countRecording(const std::filesystem::path& path) {
       break;
     }
     for (const v1::PackedEvents& packed : batch.packed()) {
+      // Read here without the daemon's translator: the compact form as the
+      // wire layout says, then any raw records.
+      std::vector<wire::TaskEventRecord> records;
+      const std::string& compact = packed.compact();
+      std::string fault = wire::CompactEvents::decode(std::as_bytes(std::span(compact.data(), compact.size())),
+                                                      records, compact.size());
+      if (!fault.empty()) counts.stop_reason = "frame " + std::to_string(counts.frames) + ": " + fault;
       const std::string& bytes = packed.records();
       for (size_t at = 0; at + sizeof(wire::TaskEventRecord) <= bytes.size(); at += sizeof(wire::TaskEventRecord)) {
         wire::TaskEventRecord r;
         std::memcpy(&r, bytes.data() + at, sizeof r);
+        records.push_back(r);
+      }
+      for (const wire::TaskEventRecord& r : records) {
         switch (r.type) {
           case wire::TaskEventType::kCreated:
             ++counts.created;

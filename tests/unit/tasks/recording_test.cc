@@ -52,8 +52,10 @@ class RecordingTest : public ::testing::Test {
   void SetUp() override { file_ = dir_ / "session.nkrec"; }
 
   // Writes frames of the given sizes; returns the offset of each frame.
-  std::vector<uint64_t> writeFrames(const std::vector<size_t>& sizes) {
-    auto writer = RecordingWriter::create(file_);
+  // Uncompressed (version 1), so that the tests of the framing know where
+  // every byte is; the version 2 tests below compress.
+  std::vector<uint64_t> writeFrames(const std::vector<size_t>& sizes, uint32_t version = 1) {
+    auto writer = RecordingWriter::create(file_, version);
     EXPECT_TRUE(writer.ok()) << (writer.ok() ? "" : writer.error().message);
     std::vector<uint64_t> offsets;
     if (!writer.ok()) return offsets;
@@ -187,6 +189,86 @@ TEST_F(RecordingTest, FramesLargerThanTheReadBufferRoundTrip) {
   auto read = readAll(sizes);
   EXPECT_EQ(read.frames, sizes.size());
   EXPECT_EQ(read.reason, "");
+}
+
+// Version 2, what the daemon writes: every frame compressed, read back
+// exactly, and compressible batches take a fraction of their size.
+TEST_F(RecordingTest, CompressedFramesRoundTripAndCompressibleOnesShrink) {
+  auto sizes = varyingSizes(300);
+  sizes.push_back(kMaxFramePayload);  // random bytes: grows, still fits
+  writeFrames(sizes, kRecordingVersion);
+  auto read = readAll(sizes);
+  EXPECT_EQ(read.frames, sizes.size());
+  EXPECT_EQ(read.reason, "");
+  EXPECT_EQ(read.good_bytes, fs::file_size(file_));
+
+  fs::remove(file_);
+  auto writer = RecordingWriter::create(file_);
+  ASSERT_TRUE(writer.ok());
+  Bytes zeros(1 << 20);
+  ASSERT_TRUE(writer->append(zeros).ok());
+  EXPECT_LT(writer->size(), kRecordingFileHeaderSize + kFrameHeaderSize + zeros.size() / 100);
+  auto reader = RecordingReader::open(file_);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(reader->version(), kRecordingVersion);
+  auto back = reader->next();
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, zeros);
+}
+
+// The frame's checksum covers the compressed bytes: damage is caught before
+// zstd sees it, and a frame with a good checksum that is not zstd (written
+// by something else) stops the reader with a reason, not a crash.
+TEST_F(RecordingTest, CompressedFramesThatDoNotDecompressStopTheReader) {
+  std::vector<size_t> sizes = {100, 5000, 100};
+  auto offsets = writeFrames(sizes, kRecordingVersion);
+  patchFile(offsets[1] + kFrameHeaderSize + 3, asBytes("X"));
+  auto read = readAll(sizes);
+  EXPECT_EQ(read.frames, 1u);
+  EXPECT_EQ(read.cause, RecordingReader::StopCause::kChecksumMismatch) << read.reason;
+
+  fs::remove(file_);
+  writeFrames({100}, kRecordingVersion);
+  {
+    // A raw payload, framed with a valid checksum, in a version 2 file.
+    Bytes not_zstd = payloadFor(7, 64);
+    auto header = frameHeader(not_zstd);
+    std::ofstream out(file_, std::ios::binary | std::ios::app);
+    out.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+    out.write(reinterpret_cast<const char*>(not_zstd.data()), static_cast<std::streamsize>(not_zstd.size()));
+  }
+  read = readAll({100, 64});
+  EXPECT_EQ(read.frames, 1u);
+  EXPECT_EQ(read.cause, RecordingReader::StopCause::kUndecodable) << read.reason;
+  EXPECT_NE(read.reason.find("undecodable frame"), std::string::npos) << read.reason;
+}
+
+// Appending to a version 1 recording (an older daemon's) goes on in version
+// 1: one file, one format.
+TEST_F(RecordingTest, OpenForAppendKeepsTheFilesVersion) {
+  writeFrames({10, 20}, 1);
+  {
+    auto writer = RecordingWriter::openForAppend(file_);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    ASSERT_TRUE(writer->append(payloadFor(2, 30)).ok());
+  }
+  EXPECT_EQ(fs::file_size(file_), kRecordingFileHeaderSize + 3 * kFrameHeaderSize + 60);
+  auto read = readAll({10, 20, 30});
+  EXPECT_EQ(read.frames, 3u);
+  EXPECT_EQ(read.reason, "");
+}
+
+// stage() says what a frame will take before anything is written.
+TEST_F(RecordingTest, StagedFrameSizeIsWhatTheFileGrowsBy) {
+  auto writer = RecordingWriter::create(file_);
+  ASSERT_TRUE(writer.ok());
+  Bytes text(5000, std::byte{'a'});
+  auto staged = writer->stage(text);
+  ASSERT_TRUE(staged.ok());
+  EXPECT_EQ(fs::file_size(file_), kRecordingFileHeaderSize);  // nothing yet
+  ASSERT_TRUE(writer->appendStaged().ok());
+  EXPECT_EQ(fs::file_size(file_), kRecordingFileHeaderSize + *staged);
+  EXPECT_FALSE(writer->appendStaged().ok());  // once
 }
 
 TEST_F(RecordingTest, EmptyPayloadFramesAreFramesNotTheEnd) {
@@ -330,10 +412,10 @@ TEST_F(RecordingTest, BadFileHeaderIsAnErrorThatSaysWhy) {
   EXPECT_NE(json.error().message.find("bad file magic"), std::string::npos) << json.error().message;
   EXPECT_NE(json.error().message.find(file_.string()), std::string::npos);
 
-  write(std::string("NKRECORD\x02\0\0\0\0\0\0\0", 16));
+  write(std::string("NKRECORD\x03\0\0\0\0\0\0\0", 16));
   auto future = RecordingReader::open(file_);
   ASSERT_FALSE(future.ok());
-  EXPECT_NE(future.error().message.find("unsupported recording version 2"), std::string::npos)
+  EXPECT_NE(future.error().message.find("unsupported recording version 3"), std::string::npos)
       << future.error().message;
 
   EXPECT_EQ(RecordingReader::open(dir_ / "missing").error().code, ErrorCode::kNotFound);
@@ -463,7 +545,7 @@ TEST_F(RecordingTest, KillNineWhileAppendingLeavesAReadablePrefix) {
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    auto writer = RecordingWriter::create(file_);
+    auto writer = RecordingWriter::create(file_, 1);
     if (!writer.ok()) ::_exit(2);
     for (uint32_t i = 0;; ++i)
       if (!writer->append(payloadFor(i % 64, kSize)).ok()) ::_exit(3);

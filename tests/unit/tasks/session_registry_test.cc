@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "taskgraph/recording_format.h"
 #include "taskgraph/recording_reader.h"
+#include "taskgraph/zstd_frames.h"
 #include "testlib/temp_dir.h"
 
 namespace nk {
@@ -99,12 +101,20 @@ class QuotaTest : public SessionRegistryTest {
 
   RecordingStore::Clock::time_point now_ = RecordingStore::Clock::now();
   std::vector<std::string> infos_, warnings_;
-  const std::string frame_ = std::string(88, 'f');  // 100 bytes with its frame header
+  const std::string frame_ = std::string(88, 'f');
   std::span<const std::byte> bytes_ = std::as_bytes(std::span(frame_.data(), frame_.size()));
+  // What a batch of frame_ takes in a recording, compressed, with its frame
+  // header: the quotas count that.
+  const uint64_t frame_bytes_ = [this] {
+    std::vector<std::byte> compressed;
+    ZstdFrames().compress(bytes_, compressed);
+    return kFrameHeaderSize + compressed.size();
+  }();
 };
 
 TEST_F(QuotaTest, ALiveSessionAtItsQuotaStopsRecordingAndItsGraphGoesOn) {
-  SessionRegistry registry(dir_ / "recordings", options(16 + 3 * 100 + 50, 1 << 20));
+  const uint64_t quota = 16 + 3 * frame_bytes_ + frame_bytes_ / 2;
+  SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
   for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(registry.append(*id, bytes_, twoTasks(1 + 2 * i)).ok()) << i;
@@ -112,11 +122,12 @@ TEST_F(QuotaTest, ALiveSessionAtItsQuotaStopsRecordingAndItsGraphGoesOn) {
   ASSERT_TRUE(info);
   EXPECT_TRUE(info->live);
   EXPECT_EQ(info->tasks, 20u);  // the graph took every batch
-  EXPECT_EQ(info->recording_stopped, "stopped: uid 1000's live recordings reached their quota of 366 bytes");
+  EXPECT_EQ(info->recording_stopped,
+            "stopped: uid 1000's live recordings reached their quota of " + std::to_string(quota) + " bytes");
   ASSERT_EQ(warnings_.size(), 1u);  // once, not per batch
   EXPECT_NE(warnings_[0].find("task session 1 (pid 42, uid 1000) stopped recording"), std::string::npos) << warnings_[0];
   // What was recorded before stays whole and readable.
-  EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * 100);
+  EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * frame_bytes_);
   auto reader = RecordingReader::open(info->recording);
   ASSERT_TRUE(reader.ok());
   int frames = 0;
@@ -128,7 +139,7 @@ TEST_F(QuotaTest, ALiveSessionAtItsQuotaStopsRecordingAndItsGraphGoesOn) {
 }
 
 TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
-  const uint64_t quota = 2 * (16 + 3 * 100);
+  const uint64_t quota = 2 * (16 + 3 * frame_bytes_);
   SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
   std::vector<uint64_t> ids;
   for (int run = 0; run < 5; ++run) {
@@ -146,15 +157,19 @@ TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
     ASSERT_TRUE(info);
     if (run < 3) {
       EXPECT_TRUE(info->recording.empty()) << run;
-      EXPECT_EQ(info->recording_stopped, "removed: uid 1000's recordings over their quota of 632 bytes") << run;
+      EXPECT_EQ(info->recording_stopped,
+                "removed: uid 1000's recordings over their quota of " + std::to_string(quota) + " bytes")
+          << run;
     } else {
-      EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * 100) << run;
+      EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * frame_bytes_) << run;
       EXPECT_EQ(info->recording_stopped, "") << run;
     }
   }
   EXPECT_TRUE(warnings_.empty());
   ASSERT_FALSE(infos_.empty());
-  EXPECT_NE(infos_[0].find("removed 1 ended task recording (316 bytes)"), std::string::npos) << infos_[0];
+  EXPECT_NE(infos_[0].find("removed 1 ended task recording (" + std::to_string(16 + 3 * frame_bytes_) + " bytes)"),
+            std::string::npos)
+      << infos_[0];
   // Another user's recordings are not theirs to spend.
   auto other = registry.open(7, 1001, "other");
   ASSERT_TRUE(other.ok());
@@ -186,17 +201,20 @@ TEST_F(QuotaTest, EndedRecordingsPastTheirAgeGoAtTheNextSweep) {
 }
 
 TEST_F(QuotaTest, ASessionOpenedOverTheQuotaRunsUnrecorded) {
-  SessionRegistry registry(dir_ / "recordings", options(100, 1 << 20));
+  // Room for the first recording and its batch, not for a second header.
+  const uint64_t quota = 16 + frame_bytes_ + 10;
+  SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
   auto first = registry.open(42, 1000, "prog");
   ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(registry.append(*first, bytes_.first(60), twoTasks(1)).ok());  // 16 + 72 of 100
+  ASSERT_TRUE(registry.append(*first, bytes_, twoTasks(1)).ok());
   auto second = registry.open(43, 1000, "prog");  // the first is live: nothing to remove
   ASSERT_TRUE(second.ok());
   ASSERT_TRUE(registry.append(*second, bytes_, twoTasks(1)).ok());
   auto info = registry.info(*second);
   EXPECT_TRUE(info->recording.empty());
   EXPECT_EQ(info->tasks, 2u);
-  EXPECT_EQ(info->recording_stopped, "not recorded: uid 1000's live recordings reached their quota of 100 bytes");
+  EXPECT_EQ(info->recording_stopped,
+            "not recorded: uid 1000's live recordings reached their quota of " + std::to_string(quota) + " bytes");
 }
 
 }  // namespace

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wire/task_event_record.h"
+
+namespace nk::wire {
+
+// The compact form of one thread's task events (tasks.proto's
+// PackedEvents.compact): what the client library ships and the daemon
+// records, a fifth to a tenth of the 48-byte records' size. Millions of
+// tasks a second go through the socket and onto disk, and most of a
+// record's bytes repeat the record before it of the same type (the same
+// function, the thread's next serial, the same worker). So each field is
+// sent as its difference from that field of the previous record of the
+// same type, zigzagged into a LEB128 varint, and zero differences are left
+// out:
+//   1 byte   type (low 4 bits) | which of task, a, b, c differ (bits 4-7)
+//   varint   timestamp difference (to the previous record of any type)
+//   varints  the differing fields among task, a, b, c, in that order
+// Every compact part starts from zeros, so it decodes on its own (a
+// recording read from any frame, a part sent again).
+class CompactEvents {
+ public:
+  // Appends the encoding of `records` to `out`.
+  static void encode(std::span<const TaskEventRecord> records, std::string& out);
+  // Appends the decoded records to `out`. On malformed input (a type out of
+  // range, a varint that runs past the end or over 10 bytes, more records
+  // than `max_records`) returns what is wrong and leaves `out` as it was.
+  static std::string decode(std::span<const std::byte> compact, std::vector<TaskEventRecord>& out,
+                            size_t max_records);
+};
+
+}  // namespace nk::wire

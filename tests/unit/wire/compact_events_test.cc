@@ -1,0 +1,140 @@
+// CompactEvents is what libnodekeeper ships and the daemon records: every
+// record must come back bit for bit, whatever its values, and hostile bytes
+// must be refused without reading past them.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "taskgraph/task_event_translator.h"
+#include "wire/compact_events.h"
+
+namespace nk::wire {
+namespace {
+
+namespace v1 = nodekeeper::v1;
+
+std::span<const std::byte> bytes(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+bool same(const TaskEventRecord& x, const TaskEventRecord& y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+// A thread's events as OMPT produces them: creations with consecutive ids
+// and one function, starts and finishes, dependences, taskwaits.
+std::vector<TaskEventRecord> threadLike(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<TaskEventRecord> out;
+  uint64_t ts = 1'000'000'000'000, serial = 0, slot = uint64_t{3} << 40;
+  while (out.size() < n) {
+    TaskEventRecord r{};
+    ts += rng() % 500;
+    r.timestamp_ns = ts;
+    switch (rng() % 6) {
+      case 0:
+        r.type = TaskEventType::kCreated, r.task_id = slot | ++serial, r.a = slot | (serial / 4);
+        r.b = 0x55d0c0de1234 + (rng() % 3) * 0x40, r.c = rng() % 8 == 0 ? static_cast<uint64_t>(-5) : 0;
+        break;
+      case 1:
+        r.type = TaskEventType::kDependence, r.task_id = slot | serial, r.a = slot | (serial - 1 - rng() % 3);
+        r.b = 0x7ffd00001000 + (rng() % 64) * 8, r.c = 1 + rng() % 3;
+        break;
+      case 2: r.type = TaskEventType::kStarted, r.task_id = slot | (rng() % (serial + 1)), r.a = 1; break;
+      case 3: r.type = TaskEventType::kFinished, r.task_id = slot | (rng() % (serial + 1)); break;
+      case 4: r.type = TaskEventType::kSync, r.task_id = slot | serial, r.a = 1, r.b = rng() % 2; break;
+      default: r.type = TaskEventType::kQueued, r.task_id = rng(); break;  // any 64-bit id
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(CompactEvents, EveryRecordComesBackExactly) {
+  for (uint64_t seed : {1, 2, 3}) {
+    auto records = threadLike(20000, seed);
+    std::string compact;
+    CompactEvents::encode(records, compact);
+    std::vector<TaskEventRecord> back;
+    ASSERT_EQ(CompactEvents::decode(bytes(compact), back, compact.size()), "");
+    ASSERT_EQ(back.size(), records.size());
+    for (size_t i = 0; i < records.size(); ++i) ASSERT_TRUE(same(back[i], records[i])) << "record " << i;
+    // The point of it: far smaller than the 48-byte records.
+    EXPECT_LT(compact.size() * 4, records.size() * sizeof(TaskEventRecord)) << compact.size();
+  }
+}
+
+TEST(CompactEvents, ExtremeValuesAndBackwardSteps) {
+  std::vector<TaskEventRecord> records(4);
+  records[0].type = TaskEventType::kCreated;
+  records[0].timestamp_ns = UINT64_MAX;
+  records[0].task_id = UINT64_MAX;
+  records[0].a = 0;
+  records[0].b = uint64_t{1} << 63;
+  records[0].c = UINT64_MAX;
+  records[1] = records[0];
+  records[1].timestamp_ns = 0;  // a step back by the whole range
+  records[1].task_id = 1;
+  records[2].type = TaskEventType::kRegionEnd;
+  records[3] = records[0];
+  std::string compact;
+  CompactEvents::encode(records, compact);
+  std::vector<TaskEventRecord> back;
+  ASSERT_EQ(CompactEvents::decode(bytes(compact), back, 100), "");
+  ASSERT_EQ(back.size(), records.size());
+  for (size_t i = 0; i < records.size(); ++i) EXPECT_TRUE(same(back[i], records[i])) << "record " << i;
+}
+
+TEST(CompactEvents, HostileBytesAreRefusedAndNothingIsKept) {
+  auto records = threadLike(100, 9);
+  std::string compact;
+  CompactEvents::encode(records, compact);
+  std::vector<TaskEventRecord> out(2);  // what was there stays
+  std::string cut = compact.substr(0, compact.size() - 1);
+  // Cut inside the last record: refused (or, cut at a record's end, fewer).
+  std::string fault = CompactEvents::decode(bytes(cut), out, cut.size());
+  if (!fault.empty()) EXPECT_EQ(out.size(), 2u);
+
+  std::string bad_type = compact;
+  bad_type[0] = static_cast<char>(0x0f);
+  EXPECT_NE(CompactEvents::decode(bytes(bad_type), out, 1000), "");
+  EXPECT_EQ(out.size(), 2u);
+
+  std::string endless(20, static_cast<char>(0xff));
+  endless[0] = 0x10;  // created, task differs: then an 11-byte varint
+  fault = CompactEvents::decode(bytes(endless), out, 1000);
+  EXPECT_NE(fault.find("too long"), std::string::npos) << fault;
+  EXPECT_EQ(out.size(), 2u);
+
+  fault = CompactEvents::decode(bytes(compact), out, 10);
+  EXPECT_NE(fault.find("more than 10 events"), std::string::npos) << fault;
+  EXPECT_EQ(out.size(), 2u);
+}
+
+TEST(CompactEvents, TheTranslatorReadsCompactPartsLikeRecords) {
+  auto records = threadLike(500, 4);
+  v1::TaskEventBatch as_records, as_compact;
+  as_records.add_packed()->set_records(std::string(reinterpret_cast<const char*>(records.data()),
+                                                   records.size() * sizeof(TaskEventRecord)));
+  CompactEvents::encode(records, *as_compact.add_packed()->mutable_compact());
+  TaskEventTranslator one, two;
+  std::vector<GraphEvent> from_records, from_compact;
+  ASSERT_EQ(one.toGraphEvents(as_records, from_records), "");
+  ASSERT_EQ(two.toGraphEvents(as_compact, from_compact), "");
+  ASSERT_EQ(from_records.size(), from_compact.size());
+  ASSERT_GT(from_records.size(), 300u);
+  for (size_t i = 0; i < from_records.size(); ++i) {
+    EXPECT_EQ(from_records[i].task, from_compact[i].task);
+    EXPECT_EQ(from_records[i].timestamp_ns, from_compact[i].timestamp_ns);
+    EXPECT_EQ(from_records[i].from, from_compact[i].from);
+    EXPECT_EQ(from_records[i].address, from_compact[i].address);
+  }
+  v1::TaskEventBatch damaged = as_compact;
+  damaged.mutable_packed(0)->mutable_compact()->pop_back();
+  damaged.mutable_packed(0)->mutable_compact()->push_back(static_cast<char>(0x80));
+  std::vector<GraphEvent> none;
+  TaskEventTranslator three;
+  EXPECT_NE(three.toGraphEvents(damaged, none), "");
+}
+
+}  // namespace
+}  // namespace nk::wire
