@@ -423,11 +423,18 @@ const CodeSymbolizer::Unit& CodeSymbolizer::unitFunctions(Dwfl_Module* module, u
   for (size_t i = 0; i < count; ++i) {
     Dwarf_Line* line = dwarf_onesrcline(lines, i);
     Row row{};
-    if (!line || dwarf_lineaddr(line, &row.at) != 0 || dwarf_lineno(line, &row.line) != 0 || row.line <= 0) continue;
+    bool end = false;
+    if (!line || dwarf_lineaddr(line, &row.at) != 0 || dwarf_lineno(line, &row.line) != 0) continue;
+    // A sequence's end row is the address after its code, maybe another
+    // function's first.
+    if (dwarf_lineendsequence(line, &end) != 0 || end) continue;
     row.file = dwarf_linesrc(line, nullptr, nullptr);
-    if (row.file) rows.push_back(row);
+    // A row followed by one at the same address covers no code (clang puts
+    // the outlined function's own line there, ahead of an inlined body's).
+    if (!rows.empty() && rows.back().at == row.at) rows.pop_back();
+    if (row.file && row.line > 0) rows.push_back(row);
   }
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.at < b.at; });
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.at < b.at; });
   // A sweep: the innermost range holding a row is the stack's top.
   std::vector<const Range*> open;
   size_t next = 0;
