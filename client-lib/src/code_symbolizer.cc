@@ -46,14 +46,6 @@ bool isOutlined(std::string_view name) {
          name.find("._omp_cpyfn.") != std::string_view::npos;
 }
 
-// gcc names its outlined code after the function it came from.
-std::string gccOwner(std::string_view name) {
-  size_t at = name.find("._omp_fn.");
-  if (at == std::string_view::npos) at = name.find("._omp_cpyfn.");
-  if (at == std::string_view::npos || at == 0) return {};
-  return demangled(std::string(name.substr(0, at)).c_str());
-}
-
 const char* attributeString(Dwarf_Die* die, unsigned int name) {
   Dwarf_Attribute attribute;
   return dwarf_formstring(dwarf_attr_integrate(die, name, &attribute));
@@ -81,29 +73,6 @@ Dwarf_Die declaration(Dwarf_Die* die) {
     current = next;
   }
   return current;
-}
-
-// A function's name as a debugger shows it: C++ demangled without its
-// signature; without a linkage name (C, or gcc's internal-linkage C++),
-// its plain name under the namespaces and classes that declare it.
-std::string functionName(Dwarf_Die* die) {
-  const char* raw = rawName(die);
-  if (!raw) return {};
-  if (std::string_view(raw).starts_with("_Z")) return demangled(raw);
-  std::string name = raw;
-  Dwarf_Die declared = declaration(die);
-  Dwarf_Die* scopes = nullptr;
-  int count = dwarf_getscopes_die(&declared, &scopes);
-  for (int i = 1; i < count; ++i) {
-    int tag = dwarf_tag(&scopes[i]);
-    if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
-        tag != DW_TAG_union_type)
-      continue;
-    const char* scope = dwarf_diename(&scopes[i]);
-    name = std::string(scope ? scope : "(anonymous namespace)") + "::" + name;
-  }
-  std::free(scopes);
-  return name;
 }
 
 bool isArtificial(Dwarf_Die* die) {
@@ -269,58 +238,42 @@ std::string CodeSymbolizer::fromDwarf(Dwfl_Module* module, uint64_t address) {
   Dwarf_Die* cu = unitOf(module, address, &bias);
   if (!cu) return {};
   std::optional<SourceLine> at = lineOf(cu, address - bias);
-  Dwarf_Die* scopes = nullptr;
-  int count = dwarf_getscopes(cu, address - bias, &scopes);
-  std::string function;
-  bool outlined = false;
-  for (int i = 0; i < count && function.empty() && !outlined; ++i) {
-    Dwarf_Die* scope = &scopes[i];
-    int tag = dwarf_tag(scope);
-    if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
-    const char* raw = rawName(scope);
-    std::string_view name = raw ? raw : "";
-    if (isOutlined(name)) {
-      function = gccOwner(name);
-      outlined = function.empty();
-    } else if (isArtificial(scope)) {
-      outlined = true;
-    } else if (!name.empty()) {
-      function = functionName(scope);
-    }
-  }
-  std::free(scopes);
-  if (function.empty() && !outlined) {
-    // libdw's scopes do not look inside namespaces: a function defined in
-    // one (not inlined) is found in the unit's own table.
-    const Unit& unit = unitFunctions(module, address);
-    if (const Range* range = innermost(unit, address - bias)) {
-      if (range->extent == kNoExtent) {
-        outlined = true;
-      } else {
-        Dwarf_Die die = unit.extents[range->extent].die;
-        function = functionName(&die);
-      }
-    }
-  }
   if (!at) return {};  // no line: the symbol table's "+offset" says more than a bare name
-  if (!function.empty()) return withLine(function, *at);
-  if (!outlined) return {};
-  // Outlined code: the user's function around the construct's line.
+  // The unit's own table, not dwarf_getscopes: that walks the whole unit
+  // for each address, and does not look inside namespaces.
+  Unit& unit = unitFunctions(module, address);
+  const Range* range = innermost(unit, address - bias);
+  if (!range) return {};
+  if (range->extent != kNoExtent) return withLine(nameOf(unit, unit.extents[range->extent]), *at);
+  // Outlined code: the user's function around the construct's line, the
+  // one declared last above it whose extent holds it (an extent's end may
+  // run long: inlined code brings its caller's lines; its start does not).
   const Extent* best = nullptr;
-  for (const Extent& e : unitFunctions(module, address).extents) {
+  for (const Extent& e : unit.extents) {
     if (e.file != at->file || e.first > at->line) continue;
-    if (e.last >= at->line) {
-      if (!best || best->last < at->line || e.last - e.first < best->last - best->first) best = &e;
-    } else if (!best || (best->last < at->line && e.first > best->first)) {
-      best = &e;
-    }
+    const bool holds = e.last >= at->line;
+    const bool best_holds = best && best->last >= at->line;
+    if (!best || (holds && !best_holds) || (holds == best_holds && e.first > best->first)) best = &e;
   }
   if (best) {
-    Dwarf_Die die = best->die;
-    std::string name = functionName(&die);
+    std::string name = nameOf(unit, const_cast<Extent&>(*best));
     if (!name.empty()) return withLine(name, *at);
   }
   return withLine(moduleOffset(module, address + 1), *at);
+}
+
+// A function's name as a debugger shows it: C++ demangled without its
+// signature; without a linkage name (C, or gcc's internal-linkage C++), its
+// plain name under the namespaces and classes that declare it.
+std::string& CodeSymbolizer::nameOf(const Unit& unit, Extent& extent) {
+  if (!extent.name.empty()) return extent.name;
+  const char* raw = rawName(&extent.die);
+  if (!raw) return extent.name;
+  if (std::string_view(raw).starts_with("_Z")) return extent.name = demangled(raw);
+  Dwarf_Die declared = declaration(&extent.die);
+  auto prefix = unit.qualifiers.find(dwarf_dieoffset(&declared));
+  extent.name = (prefix == unit.qualifiers.end() ? std::string() : prefix->second) + raw;
+  return extent.name;
 }
 
 // libdw finds a unit through .debug_aranges, which clang does not write:
@@ -358,10 +311,10 @@ Dwarf_Die* CodeSymbolizer::unitOf(Dwfl_Module* module, uint64_t address, Dwarf_A
 // code, inlined ones too) with their source extents: from the declaration
 // line to the last line, in the function's file, of the unit's line table
 // rows whose innermost function it is.
-const CodeSymbolizer::Unit& CodeSymbolizer::unitFunctions(Dwfl_Module* module, uint64_t address) {
+CodeSymbolizer::Unit& CodeSymbolizer::unitFunctions(Dwfl_Module* module, uint64_t address) {
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = unitOf(module, address, &bias);
-  static const Unit none;
+  static Unit none;
   if (!cu) return none;
   auto key = std::make_pair(static_cast<const void*>(module), static_cast<uint64_t>(dwarf_dieoffset(cu)));
   auto [it, inserted] = units_read_.try_emplace(key);
@@ -377,7 +330,7 @@ const CodeSymbolizer::Unit& CodeSymbolizer::unitFunctions(Dwfl_Module* module, u
     int line = 0;
     if (!raw || isOutlined(raw) || isArtificial(die) || !file || dwarf_decl_line(die, &line) != 0) return kNoExtent;
     auto [found, added] = known.try_emplace(std::make_tuple(std::string(raw), std::string(file), line), extents.size());
-    if (added) extents.push_back({*die, file, line, line});
+    if (added) extents.push_back({*die, {}, file, line, line});
     return found->second;
   };
   auto addRanges = [&](Dwarf_Die* die, size_t extent) {
@@ -387,25 +340,30 @@ const CodeSymbolizer::Unit& CodeSymbolizer::unitFunctions(Dwfl_Module* module, u
   };
   // Functions sit at the unit's top level or in namespaces and classes;
   // inlined ones inside the functions (and their blocks) they went into.
-  auto visit = [&](auto& self, Dwarf_Die* parent, bool in_code) -> void {
+  // The namespaces and classes around each declaration are noted on the
+  // way (`prefix`), for names without a linkage name to demangle.
+  auto visit = [&](auto& self, Dwarf_Die* parent, bool in_code, const std::string& prefix) -> void {
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
     do {
       int tag = dwarf_tag(&child);
-      if (!in_code && (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type)) {
-        self(self, &child, false);
+      if (!in_code && (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+                       tag == DW_TAG_union_type)) {
+        const char* name = dwarf_diename(&child);
+        self(self, &child, false, prefix + (name ? name : "(anonymous namespace)") + "::");
       } else if ((!in_code && tag == DW_TAG_subprogram) || (in_code && tag == DW_TAG_inlined_subroutine)) {
+        if (!in_code && !prefix.empty()) unit.qualifiers.emplace(dwarf_dieoffset(&child), prefix);
         Dwarf_Addr low = 0;
         bool has_code = dwarf_lowpc(&child, &low) == 0 || dwarf_hasattr(&child, DW_AT_ranges);
         if (!has_code) continue;
         addRanges(&child, extentFor(&child));
-        self(self, &child, true);
+        self(self, &child, true, prefix);
       } else if (in_code && tag == DW_TAG_lexical_block) {
-        self(self, &child, true);
+        self(self, &child, true, prefix);
       }
     } while (dwarf_siblingof(&child, &child) == 0);
   };
-  visit(visit, cu, false);
+  visit(visit, cu, false, std::string());
   // Scopes nest: outer ranges first, then the ones inside them.
   std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.low != b.low ? a.low < b.low : a.high > b.high; });

@@ -29,10 +29,10 @@ namespace nk::client {
 //                 list ("ns::work<int> (w.cc:12)")
 //   in outlined code (clang's .omp_outlined., .omp_task_entry., gcc's
 //   f._omp_fn.N): the user's function that holds the construct: among the
-//   compile unit's real functions in the construct's file, the innermost
-//   whose source extent (its declaration line to the last line its own code
-//   has) holds the construct's line; else the last one declared above it.
-//   A gcc name says its function itself (f._omp_fn.N is f's).
+//   compile unit's real functions in the construct's file, the one declared
+//   last above the construct's line whose source extent (its declaration
+//   line to the last line its own code has) holds that line; else the last
+//   one declared above it.
 //   symbol table only: "fib+0x1f"      (offset of the address itself)
 //   no name we can stand behind (stripped, or outlined code without DWARF):
 //                 "prog+0x1234"        module's base name and the address in
@@ -69,8 +69,9 @@ class CodeSymbolizer {
   struct DwflCloser {
     void operator()(Dwfl* dwfl) const;
   };
-  struct Extent {  // a real function's place in its source, for outlined code
-    Dwarf_Die die;  // named when chosen: qualifying every function would cost
+  struct Extent {  // a real function and its place in its source
+    Dwarf_Die die;
+    std::string name;  // when first asked for (nameOf): qualifying costs a walk of the unit
     std::string file;
     int first = 0, last = 0;
   };
@@ -84,6 +85,7 @@ class CodeSymbolizer {
   struct Unit {
     std::vector<Extent> extents;
     std::vector<Range> ranges;
+    std::unordered_map<uint64_t, std::string> qualifiers;  // declaration's DIE offset -> "ns::C::"
   };
 
   struct UnitRange {
@@ -96,7 +98,8 @@ class CodeSymbolizer {
   bool openSession();
   Dwfl_Module* moduleOf(uint64_t address);
   std::string fromDwarf(Dwfl_Module* module, uint64_t address);
-  const Unit& unitFunctions(Dwfl_Module* module, uint64_t address);
+  Unit& unitFunctions(Dwfl_Module* module, uint64_t address);
+  static std::string& nameOf(const Unit& unit, Extent& extent);
   // The innermost function's range holding `unit_address`, if any.
   static const Range* innermost(const Unit& unit, uint64_t unit_address);
   static std::string moduleOffset(Dwfl_Module* module, uint64_t address);
