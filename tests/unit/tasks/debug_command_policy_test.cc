@@ -313,7 +313,7 @@ TEST_F(DebugCommandPolicyTest, BlockFunctionNamesItAndCarriesItsTasksNotStarted)
 TEST_F(DebugCommandPolicyTest, BlockFunctionTakesTheFunctionOrAPrefixAndSendsTheExactNames) {
   std::vector<GraphEvent> events = {created(10, "fib (fib.c:31)"), created(11, "fib (fib.c:40)"),
                                     created(12, "fill (fill.c:3)"), created(13, "ns::work<int> (w.cc:12)"),
-                                    created(14, "fib (fib.c:31)")};
+                                    created(14, "fib (fib.c:31)"), created(15, "fibonacci (f.c:2)")};
   const std::string frame = "frame";
   ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
   auto blockFunction = [](const std::string& name, bool blocked) {
@@ -336,7 +336,8 @@ TEST_F(DebugCommandPolicyTest, BlockFunctionTakesTheFunctionOrAPrefixAndSendsThe
     hub_->gateReports(session_, reports);
   };
 
-  // The bare function: each of its constructs, with its tasks.
+  // The bare function: each of its constructs, with its tasks (not
+  // fibonacci's, which "fib" begins too).
   size_t before = controls_.size();
   run(blockFunction("fib", true));
   ASSERT_EQ(sentNames(before), (std::vector<std::string>{"fib (fib.c:31)", "fib (fib.c:40)"}));
@@ -368,11 +369,12 @@ TEST_F(DebugCommandPolicyTest, BlockFunctionTakesTheFunctionOrAPrefixAndSendsThe
   // A prefix of several functions' names, or of none: refused, with the
   // candidates.
   expectRefused(blockFunction("fi", true),
-                "block function: 'fi' could be 2 functions: fib (fib.c:31), fib (fib.c:40), fill (fill.c:3); give "
-                "more of the name");
+                "block function: 'fi' could be 3 functions: fib (fib.c:31), fib (fib.c:40), fibonacci (f.c:2), "
+                "fill (fill.c:3); give more of the name");
   expectRefused(blockFunction("work", false),
                 "unblock function: no function 'work' among the session's tasks (f, fib (fib.c:31), fib (fib.c:40), "
-                "fill (fill.c:3), g (and 1 more)); a function is known once one of its tasks has been created");
+                "fibonacci (f.c:2), fill (fill.c:3) (and 2 more)); a function is known once one of its tasks has "
+                "been created");
 }
 
 TEST_F(DebugCommandPolicyTest, PriorityNeedsATaskThatHasNotStarted) {
