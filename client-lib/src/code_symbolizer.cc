@@ -248,15 +248,15 @@ std::string CodeSymbolizer::fromDwarf(Dwfl_Module* module, uint64_t address) {
   // Outlined code: the user's function around the construct's line, the
   // one declared last above it whose extent holds it (an extent's end may
   // run long: inlined code brings its caller's lines; its start does not).
-  const Extent* best = nullptr;
-  for (const Extent& e : unit.extents) {
+  Extent* best = nullptr;
+  for (Extent& e : unit.extents) {
     if (e.file != at->file || e.first > at->line) continue;
     const bool holds = e.last >= at->line;
     const bool best_holds = best && best->last >= at->line;
     if (!best || (holds && !best_holds) || (holds == best_holds && e.first > best->first)) best = &e;
   }
   if (best) {
-    std::string name = nameOf(unit, const_cast<Extent&>(*best));
+    std::string name = nameOf(unit, *best);
     if (!name.empty()) return withLine(name, *at);
   }
   return withLine(moduleOffset(module, address + 1), *at);

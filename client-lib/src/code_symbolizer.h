@@ -71,7 +71,7 @@ class CodeSymbolizer {
   };
   struct Extent {  // a real function and its place in its source
     Dwarf_Die die;
-    std::string name;  // when first asked for (nameOf): qualifying costs a walk of the unit
+    std::string name;  // made when first asked for (nameOf)
     std::string file;
     int first = 0, last = 0;
   };
