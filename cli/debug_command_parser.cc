@@ -65,8 +65,13 @@ Status blockCommand(const std::vector<std::string>& w, bool blocked, DebugLine& 
   const std::string verb = blocked ? "block" : "unblock";
   if (w.size() < 2) return invalidArgument(verb + ": name a task (" + verb + " TASK...) or a function (" + verb + " function NAME)");
   if (w[1] == "function") {
-    if (w.size() != 3) return invalidArgument(verb + " function: give one function name, as 'status' lists it");
-    out.remote.mutable_block_function()->set_function(w[2]);
+    if (w.size() < 3)
+      return invalidArgument(verb + " function: give one function name, as 'status' lists it (or its function, "
+                                    "or a prefix)");
+    // Names have spaces ("fib (fib.c:31)", "f<int, long>"): the rest of the line.
+    std::string name = w[2];
+    for (size_t i = 3; i < w.size(); ++i) name += " " + w[i];
+    out.remote.mutable_block_function()->set_function(name);
     out.remote.mutable_block_function()->set_blocked(blocked);
     return {};
   }
@@ -94,7 +99,10 @@ const char* DebugCommandParser::helpText() {
          "  step [N]                   let N tasks start (default 1), then break\n"
          "  block TASK...              those tasks may not start (OpenMP: the worker about to\n"
          "                             run one waits; C API runtimes run others)\n"
-         "  block function NAME        every task of function NAME, now and later\n"
+         "  block function NAME        every task of function NAME, now and later: a name as\n"
+         "                             'status' lists it (fib (fib.c:31)), its function (fib:\n"
+         "                             each of its constructs) or a prefix of one function's\n"
+         "                             names\n"
          "  unblock TASK... | unblock function NAME\n"
          "  priority TASK LEVEL        higher LEVEL first (C API runtimes that ask; OpenMP\n"
          "                             cannot reorder its queue through OMPT); 0 clears\n"

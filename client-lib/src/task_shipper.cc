@@ -1,7 +1,5 @@
 #include "task_shipper.h"
 
-#include <cxxabi.h>
-#include <dlfcn.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -157,32 +155,6 @@ void TaskShipper::wake() {
   wake_.notify_all();
 }
 
-namespace {
-
-// A task's name: the function that holds its construct and the construct's
-// offset in it, from the code address OMPT reports (dladdr sees exported symbols: link programs with
-// -rdynamic for their own functions), else the address itself.
-std::string codeAddressName(uint64_t code_address) {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(code_address), &info) && info.dli_sname) {
-    int status = -1;
-    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-    std::string name = status == 0 && demangled ? demangled : info.dli_sname;
-    std::free(demangled);
-    // OMPT names the task construct's call site, not the task's body: the
-    // offset tells two constructs in one function apart.
-    char offset[32];
-    std::snprintf(offset, sizeof offset, "+0x%llx",
-                  static_cast<unsigned long long>(code_address - reinterpret_cast<uint64_t>(info.dli_saddr)));
-    return name + offset;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(code_address));
-  return buf;
-}
-
-}  // namespace
-
 std::string TaskShipper::describeFunction(uint64_t key) const {
   if (key == 0) return {};
   // The C API's and Ayudame's ids carry the registry's bit, which no code address has.
@@ -191,15 +163,17 @@ std::string TaskShipper::describeFunction(uint64_t key) const {
     capture_.functionName(key, &name);
     return name;
   }
-  return codeAddressName(key);
+  // The gate asks from an app thread, and only while a debugger blocks
+  // functions: a construct the shipper has named is a lookup; one it has
+  // not named yet is named here, once, since the gate must decide before
+  // the task can start.
+  return symbolizer_.name(key);
 }
 
-// The shipper thread's, cached: it names every task's function.
+// The shipper thread's: it names every task's function, each once.
 std::string TaskShipper::functionName(uint64_t code_address) {
   if (code_address == 0 || TaskCapture::isFunctionId(code_address)) return describeFunction(code_address);
-  auto [it, inserted] = names_.try_emplace(code_address);
-  if (inserted) it->second = codeAddressName(code_address);
-  return it->second;
+  return symbolizer_.name(code_address);
 }
 
 void TaskShipper::applyControl(const v1::TaskControl& control) {

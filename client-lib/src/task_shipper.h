@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "code_symbolizer.h"
 #include "event_clock.h"
 #include "task_capture.h"
 #include "task_gate.h"
@@ -50,7 +51,8 @@ class TaskShipper {
   void stop(std::chrono::milliseconds grace);
   // Ship now (the gate has reports).
   void wake();
-  // A task's function key as the graph names it; any thread.
+  // A task's function key as the graph names it ("fib (fib.c:31)", see
+  // CodeSymbolizer; a registered function's own name); any thread.
   std::string describeFunction(uint64_t key) const;
 
   struct Link;
@@ -78,7 +80,9 @@ class TaskShipper {
   bool woken_ = false;
   bool exited_ = false;        // run() has returned
   std::mutex context_mutex_;  // link_->context: made by run(), cancelled by stop()
-  std::unordered_map<uint64_t, std::string> names_;  // shipper thread only
+  // Task names from the program's symbols and DWARF; its own lock (the
+  // gate may ask from any thread, see describeFunction).
+  mutable CodeSymbolizer symbolizer_;
   std::unordered_set<uint64_t> named_;  // function keys the stream has been told
   EventClock::Converter clock_;
   std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time

@@ -2,7 +2,10 @@
 
 #include <array>
 #include <optional>
+#include <set>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/proc_stat.h"
 #include "taskgraph/task_graph_summary.h"
@@ -15,6 +18,54 @@ namespace {
 
 uint64_t countOf(const std::array<uint64_t, 5>& by_state, TaskState state) {
   return by_state[static_cast<size_t>(state)];
+}
+
+// What a user types for a whole function: "fib" of "fib (fib.c:31)" (a
+// construct named by its line, see client-lib's CodeSymbolizer) and of
+// "fib+0x1f" (by its offset).
+std::string_view bareFunction(std::string_view name) {
+  if (name.size() > 3 && name.back() == ')') {
+    size_t open = name.rfind(" (");
+    if (open != std::string_view::npos && open > 0) return name.substr(0, open);
+  }
+  size_t plus = name.rfind("+0x");
+  if (plus != std::string_view::npos && plus > 0) return name.substr(0, plus);
+  return name;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  constexpr size_t kListed = 5;
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < kListed; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > kListed) out += " (and " + std::to_string(names.size() - kListed) + " more)";
+  return out;
+}
+
+// The exact names `wanted` stands for among `known` (the graph's): itself;
+// else every construct of the function it names ("fib": "fib (fib.c:31)"
+// and "fib (fib.c:40)"); else the names it begins, if they are all one
+// function's. Anything else is refused, with the candidates.
+Result<std::vector<std::string>> matchFunction(const std::set<std::string>& known, const std::string& wanted,
+                                               const std::string& verb) {
+  if (known.count(wanted)) return std::vector<std::string>{wanted};
+  std::vector<std::string> bare, prefixed;
+  std::set<std::string_view> functions;
+  for (const std::string& name : known) {
+    if (bareFunction(name) == wanted) bare.push_back(name);
+    if (name.starts_with(wanted)) {
+      prefixed.push_back(name);
+      functions.insert(bareFunction(name));
+    }
+  }
+  if (!bare.empty()) return bare;
+  if (functions.size() == 1) return prefixed;
+  if (functions.size() > 1)
+    return invalidArgument(verb + " function: '" + wanted + "' could be " + std::to_string(functions.size()) +
+                           " functions: " + listed(prefixed) + "; give more of the name");
+  std::vector<std::string> all(known.begin(), known.end());
+  return notFound(verb + " function: no function '" + wanted + "' among the session's tasks" +
+                  (all.empty() ? std::string(" (it has none yet)") : " (" + listed(all) + ")") +
+                  "; a function is known once one of its tasks has been created");
 }
 
 }  // namespace
@@ -48,6 +99,14 @@ void DebugCommandPolicy::handle(uint64_t frontend, uint64_t session, const Calle
   const uint64_t id = command.command_id();
   if (command.action_case() == v1::DebugCommand::kStatus) {
     hub_.answer(frontend, statusOf(session, id));
+    return;
+  }
+  if (command.action_case() == v1::DebugCommand::kBlockFunction) {
+    auto controls = blockFunction(session, command.block_function());
+    if (!controls)
+      hub_.answer(frontend, refusal(id, controls.error().message));
+    else
+      hub_.send(frontend, id, std::move(*controls));
     return;
   }
   auto control = controlFor(session, caller, command);
@@ -108,12 +167,12 @@ Result<v1::TaskControl> DebugCommandPolicy::controlFor(uint64_t session, const C
     case v1::DebugCommand::kContinueAll: control.set_hold(false); return control;
     case v1::DebugCommand::kStep: return step(command.step());
     case v1::DebugCommand::kBlock: return block(session, command.block());
-    case v1::DebugCommand::kBlockFunction: return blockFunction(session, command.block_function());
     case v1::DebugCommand::kPriority: return priority(session, command.priority());
     case v1::DebugCommand::kPauseOn: return pauseOn(command.pause_on());
     case v1::DebugCommand::kThreads: return threads(command.threads());
     case v1::DebugCommand::kGdb: return gdb(caller, command.gdb());
     case v1::DebugCommand::kStatus:  // answered by handle(), never a control
+    case v1::DebugCommand::kBlockFunction:  // sent by handle(), maybe as several controls
     case v1::DebugCommand::ACTION_NOT_SET: break;
   }
   return invalidArgument("a command with no action");
@@ -141,15 +200,32 @@ Result<v1::TaskControl> DebugCommandPolicy::block(uint64_t session, const v1::Ta
   return control;
 }
 
-Result<v1::TaskControl> DebugCommandPolicy::blockFunction(uint64_t session, const v1::FunctionBlock& block) const {
-  if (block.function().empty()) return invalidArgument("block function: name the function (as 'status' lists it)");
-  v1::TaskControl control;
-  *control.mutable_block_function() = block;
+// One control per exact name the typed one stands for: the app matches the
+// names the graph shows, nothing looser.
+Result<std::vector<v1::TaskControl>> DebugCommandPolicy::blockFunction(uint64_t session,
+                                                                       const v1::FunctionBlock& block) const {
+  const std::string verb = block.blocked() ? "block" : "unblock";
+  if (block.function().empty()) return invalidArgument(verb + " function: name the function (as 'status' lists it)");
+  std::set<std::string> known;
   sessions_.inspect(session, [&](const TaskGraph& graph) {
-    for (uint64_t task : TaskGraphSummary::notStarted(graph, block.function()))
-      control.mutable_block_function()->add_task_ids(task);
+    for (const std::string& name : graph.functions())
+      if (!name.empty()) known.insert(name);
   });
-  return control;
+  // What is blocked can be unblocked, named as it was.
+  for (const std::string& name : hub_.state(session).blocked_functions) known.insert(name);
+  auto names = matchFunction(known, block.function(), verb);
+  if (!names) return names.error();
+  std::vector<v1::TaskControl> controls;
+  for (const std::string& name : *names) {
+    v1::TaskControl& control = controls.emplace_back();
+    v1::FunctionBlock* out = control.mutable_block_function();
+    out->set_function(name);
+    out->set_blocked(block.blocked());
+    sessions_.inspect(session, [&](const TaskGraph& graph) {
+      for (uint64_t task : TaskGraphSummary::notStarted(graph, name)) out->add_task_ids(task);
+    });
+  }
+  return controls;
 }
 
 Result<v1::TaskControl> DebugCommandPolicy::priority(uint64_t session, const v1::TaskPriority& priority) const {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "nodekeeper/v1/tasks.pb.h"
@@ -66,8 +67,10 @@ class DebugCommandPolicy {
                                                  const nodekeeper::v1::DebugCommand& command) const;
   static Result<nodekeeper::v1::TaskControl> step(const nodekeeper::v1::Step& step);
   Result<nodekeeper::v1::TaskControl> block(uint64_t session, const nodekeeper::v1::TaskBlock& block) const;
-  Result<nodekeeper::v1::TaskControl> blockFunction(uint64_t session,
-                                                    const nodekeeper::v1::FunctionBlock& block) const;
+  // The typed name may be a construct's full name, its function's, or a
+  // prefix of one function's names: one control per name it stands for.
+  Result<std::vector<nodekeeper::v1::TaskControl>> blockFunction(uint64_t session,
+                                                                 const nodekeeper::v1::FunctionBlock& block) const;
   Result<nodekeeper::v1::TaskControl> priority(uint64_t session, const nodekeeper::v1::TaskPriority& priority) const;
   static Result<nodekeeper::v1::TaskControl> pauseOn(const nodekeeper::v1::PauseOn& pause);
   static Result<nodekeeper::v1::TaskControl> threads(uint32_t threads);

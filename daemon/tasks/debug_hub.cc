@@ -44,8 +44,10 @@ void DebugHub::appGone(uint64_t session) {
   for (auto it = pending_.begin(); it != pending_.end();) {
     auto f = frontends_.find(it->second.frontend);
     if (f != frontends_.end() && f->second.session == session) {
-      f->second.sink(acknowledgement(it->second.command_id, false,
-                                     "the program's stream ended before it answered"));
+      // A command of several parts is answered once.
+      if (!it->second.joint || std::exchange(it->second.joint->left, 0) != 0)
+        f->second.sink(acknowledgement(it->second.command_id, false,
+                                       "the program's stream ended before it answered"));
       it = pending_.erase(it);
     } else {
       ++it;
@@ -79,6 +81,10 @@ void DebugHub::gateReports(uint64_t session, const google::protobuf::RepeatedPtr
       continue;
     }
     v1::DebugUpdate ack = acknowledgement(pending->second.command_id, r.ok(), r.message());
+    if (!joinPart(pending->second, r, ack)) {
+      pending_.erase(pending);
+      continue;
+    }
     ack.mutable_ack()->set_latency_ns(r.timestamp_ns() - pending->second.arrived_monotonic_ns);
     ack.mutable_ack()->set_effect_ns(r.timestamp_ns());
     fillState(s, ack.mutable_status(), session);
@@ -212,6 +218,44 @@ void DebugHub::send(uint64_t frontend, uint64_t command_id, v1::TaskControl cont
     return;
   }
   track(s, frontend, control);
+}
+
+void DebugHub::send(uint64_t frontend, uint64_t command_id, std::vector<v1::TaskControl> controls) {
+  if (controls.size() == 1) return send(frontend, command_id, std::move(controls.front()));
+  std::lock_guard lock(mutex_);
+  auto f = frontends_.find(frontend);
+  if (f == frontends_.end()) return;
+  Session& s = sessions_[f->second.session];
+  if (!s.app || controls.empty()) {
+    f->second.sink(acknowledgement(command_id, false, "task session " + std::to_string(f->second.session) +
+                                                          ": its program is not running; nothing to control"));
+    return;
+  }
+  auto joint = std::make_shared<Joint>(Joint{controls.size(), true, {}});
+  Clock::time_point now = now_();
+  for (v1::TaskControl& control : controls) {
+    uint64_t id = next_control_++;
+    control.set_control_id(id);
+    pending_[id] = Pending{frontend, command_id, now, sinceEpochNs(now), joint};
+    if (!s.app(control)) {
+      for (auto it = pending_.begin(); it != pending_.end();)
+        it = it->second.joint == joint ? pending_.erase(it) : std::next(it);
+      f->second.sink(acknowledgement(command_id, false, "the program's stream is gone; nothing changed"));
+      return;
+    }
+    track(s, frontend, control);
+  }
+}
+
+bool DebugHub::joinPart(const Pending& pending, const v1::GateReport& report, v1::DebugUpdate& ack) {
+  Joint* joint = pending.joint.get();
+  if (!joint) return true;
+  joint->ok = joint->ok && report.ok();
+  joint->message += (joint->message.empty() ? "" : "; ") + report.message();
+  if (--joint->left > 0) return false;
+  ack.mutable_ack()->set_ok(joint->ok);
+  ack.mutable_ack()->set_message(joint->message);
+  return true;
 }
 
 void DebugHub::answer(uint64_t frontend, v1::DebugUpdate update) {

@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "nodekeeper/v1/tasks.pb.h"
 
@@ -56,6 +58,10 @@ class DebugHub {
   // acknowledgement follows when the app reports. Without an app the
   // command is acknowledged at once as refused.
   void send(uint64_t frontend, uint64_t command_id, nodekeeper::v1::TaskControl control);
+  // A command that takes several controls (a function block for each name
+  // it stands for): acknowledged once, when the app has reported them all
+  // (ok if every one was, their messages joined).
+  void send(uint64_t frontend, uint64_t command_id, std::vector<nodekeeper::v1::TaskControl> controls);
   // Acknowledges a command the service answered itself (bad input, status).
   void answer(uint64_t frontend, nodekeeper::v1::DebugUpdate update);
 
@@ -82,11 +88,18 @@ class DebugHub {
     std::chrono::seconds grace{0};
     std::set<int> pauses;  // the PauseEvents it enabled
   };
+  // The parts of one command sent as several controls.
+  struct Joint {
+    size_t left = 0;
+    bool ok = true;
+    std::string message;
+  };
   struct Pending {
     uint64_t frontend = 0;
     uint64_t command_id = 0;
     Clock::time_point arrived;
     int64_t arrived_monotonic_ns = 0;
+    std::shared_ptr<Joint> joint;  // null: the command's only control
   };
   struct Session {
     AppSink app;
@@ -100,6 +113,10 @@ class DebugHub {
   void broadcast(const Session& session, const nodekeeper::v1::DebugUpdate& update) const;
   void fillState(const Session& session, nodekeeper::v1::DebugStatus* status, uint64_t session_id) const;
   void track(Session& session, uint64_t frontend, const nodekeeper::v1::TaskControl& control);
+  // A part's report: false while others are still to come; the last one
+  // makes `ack` the whole command's.
+  static bool joinPart(const Pending& pending, const nodekeeper::v1::GateReport& report,
+                       nodekeeper::v1::DebugUpdate& ack);
 
   const std::chrono::seconds default_grace_;
   GraphCounts counts_;

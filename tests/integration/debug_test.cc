@@ -171,6 +171,50 @@ Json statusOf(const std::vector<Json>& lines, size_t index) {
   return index < lines.size() && lines[index].contains("status") ? lines[index]["status"] : Json::object();
 }
 
+// How the tool names the task construct of omp_tasks.cc on the first line
+// holding `pragma`: its function and that line.
+std::string constructName(const std::string& function, const std::string& pragma) {
+  std::ifstream source(envOr("NK_TASKS_SOURCE"));
+  std::string line;
+  for (int number = 1; std::getline(source, line); ++number)
+    if (line.find(pragma) != std::string::npos) return function + " (omp_tasks.cc:" + std::to_string(number) + ")";
+  ADD_FAILURE() << "no '" << pragma << "' in " << envOr("NK_TASKS_SOURCE");
+  return {};
+}
+
+// `block function` takes the function's bare name (each of its constructs)
+// and a prefix; the daemon sends the app the names the graph shows.
+TEST_F(DebugTest, OpenMpBlockFunctionTakesTheBareNameAndAPrefix) {
+  auto argv = env(true);
+  argv.insert(argv.end(), {envOr("NK_TASKS_PROGRAM"), "fib", "8"});
+  ASSERT_TRUE(program_.start(argv, dir_ / "program.out", dir_ / "program.err"));
+  uint64_t id = session();
+  const std::string a = constructName("fib_task", "#pragma omp task shared(a)");
+  const std::string b = constructName("fib_task", "#pragma omp task shared(b)");
+  // Held at the start, fib(8)'s first two tasks made: both constructs known.
+  auto out = batch(id, {"wait parked 2 20", "block function fib_task", "status", "block function fib", "block function main",
+                        "unblock function fib_task (omp_tasks.cc:", "status", "continue"});
+  ASSERT_EQ(out.size(), 8u) << last_err_;
+  EXPECT_TRUE(out[1].value("ok", false)) << dump(out);
+  const std::string blocked = out[1].value("message", "");
+  EXPECT_NE(blocked.find("of " + a + ", and its tasks created from now on"), std::string::npos) << blocked;
+  EXPECT_NE(blocked.find("of " + b + ", and its tasks created from now on"), std::string::npos) << blocked;
+  EXPECT_EQ(statusOf(out, 2)["blocked_functions"], Json::array({a, b})) << out[2].dump();
+  // "fib" is no function here, but a prefix of one function's names.
+  EXPECT_TRUE(out[3].value("ok", false)) << dump(out);
+  EXPECT_NE(out[3].value("message", "").find("of " + a), std::string::npos) << out[3].dump();
+  // main has made no task in this run: refused, with the names there are.
+  EXPECT_FALSE(out[4].value("ok", true)) << dump(out);
+  EXPECT_EQ(out[4].value("error", ""), "block function: no function 'main' among the session's tasks (" + a + ", " +
+                                             b + "); a function is known once one of its tasks has been created")
+      << out[4].dump();
+  EXPECT_TRUE(out[5].value("ok", false)) << dump(out);
+  EXPECT_NE(out[5].value("message", "").find("unblocked"), std::string::npos) << out[5].dump();
+  EXPECT_TRUE(statusOf(out, 6)["blocked_functions"].empty()) << out[6].dump();
+  EXPECT_EQ(program_.wait(60s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("fib=21"), std::string::npos) << program_.out();
+}
+
 TEST_F(DebugTest, OpenMpBreakThenStepOneRunsExactlyOneTask) {
   startOpenMp(200, 1000, true);
   uint64_t id = session();

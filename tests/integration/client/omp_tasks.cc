@@ -12,7 +12,8 @@
 //   omp_tasks cholesky   a blocked Cholesky factorisation of 3 x 3 tiles,
 //                        tasks with depend(in/inout) on tiles; prints each
 //                        tile's address and checks L * L^T = A
-// Built with -rdynamic so that the tool can name the task functions.
+// Built with -g and without -rdynamic: the tool names each task construct
+// "function (omp_tasks.cc:LINE)" from the symbol table and DWARF.
 #include <omp.h>
 
 #include <chrono>

@@ -268,8 +268,15 @@ TEST(DebugCommandParserTest, ExtraArgumentsAreRefused) {
   EXPECT_ERROR_HAS("wait seconds 1 2", "usage: wait seconds S");
   EXPECT_ERROR_HAS("wait finished 1 2 3", "usage: wait finished|parked|tasks N [TIMEOUT]");
   EXPECT_ERROR_HAS("gdb f g", "usage: gdb [FUNCTION]");
-  EXPECT_ERROR_HAS("block function a b", "block function: give one function name");
-  EXPECT_ERROR_HAS("unblock function a b", "unblock function: give one function name");
+}
+
+TEST(DebugCommandParserTest, FunctionNamesWithSpacesAreTheRestOfTheLine) {
+  DebugLine d = remote("block function fib (fib.c:31)");
+  ASSERT_EQ(d.remote.action_case(), v1::DebugCommand::kBlockFunction);
+  EXPECT_EQ(d.remote.block_function().function(), "fib (fib.c:31)");
+  d = remote("unblock function   ns::f<int, long>   (f.cc:3)");
+  EXPECT_EQ(d.remote.block_function().function(), "ns::f<int, long> (f.cc:3)");
+  EXPECT_FALSE(d.remote.block_function().blocked());
 }
 
 TEST(DebugCommandParserTest, MissingArgumentsAreRefused) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -298,11 +299,82 @@ TEST_F(DebugCommandPolicyTest, BlockFunctionNamesItAndCarriesItsTasksNotStarted)
                                   control.block_function().task_ids().end()),
             (std::vector<uint64_t>{kNotQueued, kQueued}));
 
-  // A function the graph has not met yet: the app catches its tasks later.
+  // A function the graph has not met: nothing a name could be checked
+  // against, so refused with the candidates.
   c.mutable_block_function()->set_function("later");
-  control = expectSent(c);
-  EXPECT_EQ(control.block_function().function(), "later");
-  EXPECT_EQ(control.block_function().task_ids_size(), 0);
+  expectRefused(c, "block function: no function 'later' among the session's tasks (f, g); a function is known once "
+                   "one of its tasks has been created");
+}
+
+// Task constructs named as the OpenMP tool names them: a user types the
+// whole name, the function's (all its constructs), or a prefix of one
+// function's names; the app is sent the exact names, one control each, and
+// the command is acknowledged once, when the app has reported them all.
+TEST_F(DebugCommandPolicyTest, BlockFunctionTakesTheFunctionOrAPrefixAndSendsTheExactNames) {
+  std::vector<GraphEvent> events = {created(10, "fib (fib.c:31)"), created(11, "fib (fib.c:40)"),
+                                    created(12, "fill (fill.c:3)"), created(13, "ns::work<int> (w.cc:12)"),
+                                    created(14, "fib (fib.c:31)"), created(15, "fibonacci (f.c:2)")};
+  const std::string frame = "frame";
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  auto blockFunction = [](const std::string& name, bool blocked) {
+    v1::DebugCommand c;
+    c.mutable_block_function()->set_function(name);
+    c.mutable_block_function()->set_blocked(blocked);
+    return c;
+  };
+  auto sentNames = [&](size_t from) {
+    std::vector<std::string> names;
+    for (size_t i = from; i < controls_.size(); ++i) names.push_back(controls_[i].block_function().function());
+    return names;
+  };
+  auto reportOk = [&](const v1::TaskControl& control) {
+    google::protobuf::RepeatedPtrField<v1::GateReport> reports;
+    v1::GateReport* r = reports.Add();
+    r->set_control_id(control.control_id());
+    r->set_ok(true);
+    r->set_message("blocked of " + control.block_function().function());
+    hub_->gateReports(session_, reports);
+  };
+
+  // The bare function: each of its constructs, with its tasks (not
+  // fibonacci's, which "fib" begins too).
+  size_t before = controls_.size();
+  run(blockFunction("fib", true));
+  ASSERT_EQ(sentNames(before), (std::vector<std::string>{"fib (fib.c:31)", "fib (fib.c:40)"}));
+  EXPECT_EQ(std::vector<uint64_t>(controls_[before].block_function().task_ids().begin(),
+                                  controls_[before].block_function().task_ids().end()),
+            (std::vector<uint64_t>{10, 14}));
+  EXPECT_EQ(controls_[before + 1].block_function().task_ids_size(), 1);
+  EXPECT_TRUE(controls_[before + 1].block_function().blocked());
+  reportOk(controls_[before]);
+  EXPECT_FALSE(answer()) << "answered before every part reported";
+  reportOk(controls_[before + 1]);
+  ASSERT_TRUE(answer());
+  EXPECT_TRUE(answer()->ack().ok());
+  EXPECT_EQ(answer()->ack().message(), "blocked of fib (fib.c:31); blocked of fib (fib.c:40)");
+  EXPECT_EQ(hub_->state(session_).blocked_functions, (std::set<std::string>{"fib (fib.c:31)", "fib (fib.c:40)"}));
+
+  // A prefix of one function's names; a whole name.
+  before = controls_.size();
+  run(blockFunction("ns::w", true));
+  EXPECT_EQ(sentNames(before), (std::vector<std::string>{"ns::work<int> (w.cc:12)"}));
+  before = controls_.size();
+  run(blockFunction("fib (fib.c:4", false));
+  EXPECT_EQ(sentNames(before), (std::vector<std::string>{"fib (fib.c:40)"}));
+  EXPECT_FALSE(controls_.back().block_function().blocked());
+  before = controls_.size();
+  run(blockFunction("fill (fill.c:3)", true));
+  EXPECT_EQ(sentNames(before), (std::vector<std::string>{"fill (fill.c:3)"}));
+
+  // A prefix of several functions' names, or of none: refused, with the
+  // candidates.
+  expectRefused(blockFunction("fi", true),
+                "block function: 'fi' could be 3 functions: fib (fib.c:31), fib (fib.c:40), fibonacci (f.c:2), "
+                "fill (fill.c:3); give more of the name");
+  expectRefused(blockFunction("work", false),
+                "unblock function: no function 'work' among the session's tasks (f, fib (fib.c:31), fib (fib.c:40), "
+                "fibonacci (f.c:2), fill (fill.c:3) (and 2 more)); a function is known once one of its tasks has "
+                "been created");
 }
 
 TEST_F(DebugCommandPolicyTest, PriorityNeedsATaskThatHasNotStarted) {
