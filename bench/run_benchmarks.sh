@@ -35,7 +35,8 @@ done
 if [[ -x "$build/bench/task_events_bench" && -x "$build/bench/task_events_program" ]]; then
   echo
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
-    NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" "$build/bench/task_events_bench"
+    NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" NK_LTTNG_TOOL="$build/bench/libompt_lttng_tool.so" \
+    "$build/bench/task_events_bench"
 fi
 if [[ -x "$build/bench/debug_bench" && -x "$build/bench/task_events_program" ]]; then
   echo
