@@ -15,6 +15,8 @@
 //   nk lossless, big buf  a per-thread buffer that holds the whole run: the event
 //                         path alone, no waiting for the shipper
 //   nk lossy              NODEKEEPER_TASKS=lossy
+//   base lossless (and big buf)  with NK_CLIENT_LIB_BASELINE: another build of
+//                         libnodekeeper (a change's "before") side by side
 // Goal: nodekeeper lossless at or below LTTng-UST's cost, and under 60 ns per task
 // over the null task tool.
 //
@@ -27,9 +29,10 @@
 // LTTNG_HOME in the bench's temporary directory, run as uid 65534 when the bench is
 // root (a root session daemon always uses /var/run/lttng and would meet a system
 // one; the programs, root, reach the private one through LTTNG_HOME), stopped at the
-// end. One session per run: create, enable-channel, enable-event 'nk_omp:*', start,
-// the run, stop (which waits until the consumer has written everything), statistics,
-// destroy. Without lttng-sessiond or the tool the LTTng rows say so.
+// end. Two sessions (discard, blocking), each one channel and the events 'nk_omp:*',
+// made once; around each run one of them is started, then stopped (which waits until
+// the consumer daemon has written everything) and its statistics read. Without
+// lttng-sessiond or the tool the LTTng rows say so.
 //
 //   task_events_bench [--tasks N] [--rounds R] [--long]
 // --long (or NK_TASKS_BENCH_LONG=1): a million tasks a run, 9 rounds.
@@ -117,7 +120,7 @@ class PrivateLttng {
       }
     }
     nk::test::ProcessResult r = nk::test::runProgram(
-        {"/usr/bin/env", "LTTNG_HOME=" + home_.string(), "lttng-sessiond", "--background", "--no-kernel"}, uid_,
+        {"/usr/bin/env", "LTTNG_HOME=" + home_.string(), "lttng-sessiond", "--daemonize", "--no-kernel"}, uid_,
         30s);
     std::ifstream pid_file(home_ / ".lttng" / "lttng-sessiond.pid");
     if (r.exit_code != 0 || !(pid_file >> pid_)) {
@@ -133,6 +136,7 @@ class PrivateLttng {
   // programs).
   void stop() {
     if (pid_ <= 0) return;
+    lttng({"destroy", "--all"});
     ::kill(pid_, SIGTERM);
     for (int i = 0; i < 100 && ::kill(pid_, 0) == 0; ++i) std::this_thread::sleep_for(50ms);
     if (::kill(pid_, 0) == 0) ::kill(pid_, SIGKILL);
@@ -149,43 +153,59 @@ class PrivateLttng {
     return nk::test::runProgram(args, uid_, 120s);
   }
 
-  // One session around `run`; false (reason in error()) if LTTng refused.
+  // Two sessions made once, "discard" and "blocking", each with one channel
+  // (LTTng's defaults for user space, written out) and the nk_omp events;
+  // started around each run, one at a time. false (reason in error()) if
+  // LTTng refused.
+  bool makeSessions() {
+    for (const bool blocking : {false, true}) {
+      const std::string name = sessionName(blocking);
+      std::vector<std::string> channel = {"enable-channel", "-u", "-s", name, "--subbuf-size", "512K",
+                                          "--num-subbuf", "4", "--discard", "nk"};
+      if (blocking) channel.insert(channel.end(), {"--blocking-timeout", "inf"});
+      for (const auto& args : std::vector<std::vector<std::string>>{
+               {"create", name, "--output", (home_ / name).string()},
+               channel,
+               {"enable-event", "-u", "-s", name, "-c", "nk", "nk_omp:*"}}) {
+        nk::test::ProcessResult r = lttng(args);
+        if (r.exit_code != 0) {
+          error_ = "lttng " + args[0] + ": " + r.err.substr(0, 300);
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   struct Recorded {
     uint64_t discarded = 0;
     uintmax_t trace_bytes = 0;
   };
+  // `run` traced by one of the sessions: start, the run, stop (which waits
+  // until the consumer daemon has written everything out), its statistics.
+  // The trace is cleared once it passes 512 MB (clearing takes half a second).
   template <typename Run>
-  std::optional<Recorded> session(bool blocking, Run run) {
-    const std::string name = "nkbench" + std::to_string(++sessions_);
-    const fs::path trace = home_ / name;
-    std::vector<std::vector<std::string>> setup = {
-        {"create", name, "--output", trace.string()},
-        // LTTng's defaults for a user-space channel, written out.
-        {"enable-channel", "-u", "-s", name, "--subbuf-size", "512K", "--num-subbuf", "4", "--discard", "nk"},
-        {"enable-event", "-u", "-s", name, "-c", "nk", "nk_omp:*"},
-        {"start", name}};
-    if (blocking) setup[1].insert(setup[1].end(), {"--blocking-timeout", "inf"});
-    for (const auto& args : setup) {
-      nk::test::ProcessResult r = lttng(args);
-      if (r.exit_code != 0) {
-        error_ = "lttng " + args[0] + ": " + r.err.substr(0, 300);
-        lttng({"destroy", name});
-        return std::nullopt;
-      }
+  std::optional<Recorded> record(bool blocking, Run run) {
+    const std::string name = sessionName(blocking);
+    Totals& totals = totals_[blocking];
+    if (lttng({"start", name}).exit_code != 0) {
+      error_ = "lttng start " + name + " failed";
+      return std::nullopt;
     }
-    bool ran = run();
+    const bool ran = run();
     nk::test::ProcessResult stopped = lttng({"stop", name});
     nk::test::ProcessResult listed = lttng({"list", name, "-c", "nk"});
-    lttng({"destroy", name});
-    Recorded recorded;
-    recorded.trace_bytes = bytesUnder(trace);
-    std::error_code ec;
-    fs::remove_all(trace, ec);
     std::smatch m;
     if (!ran || stopped.exit_code != 0 ||
-        !std::regex_search(listed.out, m, std::regex("Discarded events: *([0-9]+)")))
+        !std::regex_search(listed.out, m, std::regex("Discarded events: *([0-9]+)"))) {
+      error_ = ran ? "lttng stop or list " + name + " failed: " + stopped.err + listed.err : "the run failed";
       return std::nullopt;
-    recorded.discarded = std::stoull(m[1]);
+    }
+    const uint64_t discarded = std::stoull(m[1]);
+    const uintmax_t bytes = bytesUnder(home_ / name);
+    Recorded recorded{discarded - totals.discarded, bytes - totals.trace_bytes};
+    totals = {discarded, bytes};
+    if (bytes > (uintmax_t{512} << 20) && lttng({"clear", name}).exit_code == 0) totals.trace_bytes = bytesUnder(home_ / name);
     return recorded;
   }
 
@@ -193,7 +213,12 @@ class PrivateLttng {
   fs::path home_;
   std::optional<uid_t> uid_;
   pid_t pid_ = -1;
-  int sessions_ = 0;
+  struct Totals {
+    uint64_t discarded = 0;
+    uintmax_t trace_bytes = 0;
+  };
+  Totals totals_[2];
+  static std::string sessionName(bool blocking) { return blocking ? "nk-blocking" : "nk-discard"; }
   std::string error_;
   std::set<std::string> shms_before_;
 };
@@ -206,7 +231,7 @@ double eventsPerTask(const std::string& kind) { return kind == "empty" ? 3.0 : 4
 }  // namespace
 
 int main(int argc, char** argv) {
-  long tasks = 200000;
+  long tasks = 100000;
   int rounds = 5;
   bool long_run = nk::test::envOr("NK_TASKS_BENCH_LONG") == "1";
   std::optional<long> tasks_flag;
@@ -251,12 +276,15 @@ int main(int argc, char** argv) {
     lttng_missing = "NK_LTTNG_TOOL not set";
   else if (!fs::exists(lttng_tool))
     lttng_missing = lttng_tool + " not built (it needs liblttng-ust-dev)";
-  else if (!lttng.start(dir.path()))
+  else if (!lttng.start(dir.path()) || !lttng.makeSessions())
     lttng_missing = lttng.error();
   if (lttng_missing.empty()) {
     auto at = std::find(setups.begin(), setups.end(), "nk tasks off");
     setups.insert(at, {"LTTng-UST", "LTTng-UST blocking"});
   }
+  // Another build of the library side by side (a change's before and after).
+  const std::string baseline_lib = nk::test::envOr("NK_CLIENT_LIB_BASELINE");
+  if (!baseline_lib.empty()) setups.insert(setups.end(), {"base lossless", "base lossless, big buf"});
   const std::vector<int> team_sizes = {1, 2};
   const std::vector<std::string> kinds = {"empty", "chain", "fib"};
   // Keyed by "threads/kind/setup".
@@ -281,11 +309,12 @@ int main(int argc, char** argv) {
             // every event of the run is traced.
             env.insert(env.end(), {"OMP_TOOL_LIBRARIES=" + lttng_tool, "LTTNG_HOME=" + lttng.home().string(),
                                    "LTTNG_UST_REGISTER_TIMEOUT=-1", "LTTNG_UST_ALLOW_BLOCKING=1"});
+          else if (setup.rfind("base", 0) == 0) env.push_back("OMP_TOOL_LIBRARIES=" + baseline_lib);
           else if (setup != "no tool") env.push_back("OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"));
           if (setup == "nk tasks off") env.push_back("NODEKEEPER_TASKS=off");
-          if (setup == "nk lossless") env.push_back("NODEKEEPER_TASKS=lossless");
+          if (setup == "nk lossless" || setup == "base lossless") env.push_back("NODEKEEPER_TASKS=lossless");
           if (setup == "nk lossy") env.push_back("NODEKEEPER_TASKS=lossy");
-          if (setup == "nk lossless, big buf")
+          if (setup == "nk lossless, big buf" || setup == "base lossless, big buf")
             env.insert(env.end(),
                        {"NODEKEEPER_TASKS=lossless", "NODEKEEPER_TASK_BUFFER=" + std::to_string(5 * tasks + 8192)});
           env.insert(env.end(), {nk::test::envOr("NK_TASKS_BENCH_PROGRAM"), kind, std::to_string(tasks)});
@@ -306,7 +335,7 @@ int main(int argc, char** argv) {
           if (!is_lttng) {
             if (!run()) continue;
           } else {
-            auto recorded = lttng.session(setup == "LTTng-UST blocking", run);
+            auto recorded = lttng.record(setup == "LTTng-UST blocking", run);
             if (!recorded) {
               std::fprintf(stderr, "%s %s: %s\n", kind.c_str(), setup.c_str(), lttng.error().c_str());
               continue;
@@ -317,7 +346,7 @@ int main(int argc, char** argv) {
             discarded[at] += recorded->discarded;
             trace_bytes_per_task[at].push_back(static_cast<double>(recorded->trace_bytes) / (made + 1000));
           }
-          if (setup.rfind("nk loss", 0) == 0) {
+          if (setup.rfind("nk loss", 0) == 0 || setup.rfind("base", 0) == 0) {
             grpc::ClientContext context;
             context.set_deadline(std::chrono::system_clock::now() + 5s);
             v1::SessionList list;
@@ -389,7 +418,7 @@ int main(int argc, char** argv) {
         if (share != kept.end()) std::snprintf(kept_text, sizeof kept_text, "%.2f%%", median(share->second) * 100);
         if (setup != "no tool" && setup != "null task tool" && !std::isnan(lttng_added) && lttng_added > 0)
           std::snprintf(ratio, sizeof ratio, "%.2f", (v - null_task) / lttng_added);
-        if (setup == "nk lossless" || setup == "LTTng-UST blocking")
+        if (setup == "nk lossless" || setup == "base lossless" || setup == "LTTng-UST blocking")
           std::snprintf(rate, sizeof rate, "%.2f", eventsPerTask(kind) * 1e3 / v);
         auto trace = trace_bytes_per_task.find(key(threads, kind, setup));
         if (trace != trace_bytes_per_task.end()) std::snprintf(bytes, sizeof bytes, "%.0f", median(trace->second));
