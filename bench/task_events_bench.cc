@@ -416,8 +416,9 @@ int main(int argc, char** argv) {
         auto share = kept.find(key(threads, kind, setup));
         char kept_text[32] = "-", ratio[32] = "-", rate[32] = "-", bytes[32] = "-";
         if (share != kept.end()) std::snprintf(kept_text, sizeof kept_text, "%.2f%%", median(share->second) * 100);
+        // Below the null tool is noise, and so is a ratio to it.
         if (setup != "no tool" && setup != "null task tool" && !std::isnan(lttng_added) && lttng_added > 0)
-          std::snprintf(ratio, sizeof ratio, "%.2f", (v - null_task) / lttng_added);
+          std::snprintf(ratio, sizeof ratio, v < null_task ? "<0" : "%.2f", (v - null_task) / lttng_added);
         if (setup == "nk lossless" || setup == "base lossless" || setup == "LTTng-UST blocking")
           std::snprintf(rate, sizeof rate, "%.2f", eventsPerTask(kind) * 1e3 / v);
         auto trace = trace_bytes_per_task.find(key(threads, kind, setup));
