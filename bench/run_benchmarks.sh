@@ -26,7 +26,7 @@ if [[ -x "$build/bench/energy/workload_runner" && -x "$build/bench/energy/sim_va
     "$build/bench/energy/sim_validation_bench"
 fi
 # Task events: the ring, the recording and the exports on their own.
-for b in event_ring_bench recording_bench graph_export_bench code_symbolizer_bench; do
+for b in event_ring_bench task_capture_bench recording_bench graph_export_bench code_symbolizer_bench; do
   if [[ -x "$build/bench/$b" ]]; then
     echo
     "$build/bench/$b"
@@ -35,7 +35,8 @@ done
 if [[ -x "$build/bench/task_events_bench" && -x "$build/bench/task_events_program" ]]; then
   echo
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_TASKS_BENCH_PROGRAM="$build/bench/task_events_program" \
-    NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" "$build/bench/task_events_bench"
+    NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" NK_LTTNG_TOOL="$build/bench/libompt_lttng_tool.so" \
+    "$build/bench/task_events_bench"
 fi
 if [[ -x "$build/bench/debug_bench" && -x "$build/bench/task_events_program" ]]; then
   echo

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -70,6 +71,30 @@ class EventRing {
       return pushWhenFull(event);
     }
     publish(head, event);
+    return true;
+  }
+
+  // The same, the record given field by field and written straight into its
+  // slot. A record built on the stack and then copied is read back with
+  // 16-byte loads that span its 8-byte stores, which the core cannot forward
+  // from its store buffer: a stall of some ten cycles per load, three per
+  // event (task_capture_bench measures the difference).
+  bool push(TaskEventType type, uint64_t timestamp_ns, uint64_t task_id, uint64_t a, uint64_t b, uint64_t c) {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    if (head - cached_tail_ >= capacity_ && !refreshTailHasRoom(head)) {
+      return pushWhenFull(TaskEventRecord{type, {}, timestamp_ns, task_id, a, b, c});
+    }
+    TaskEventRecord& slot = slots_[head & mask_];
+    // The type and the reserved bytes as one word, so that no byte of the
+    // slot keeps an older event's value.
+    const uint64_t first_word = static_cast<uint8_t>(type);
+    std::memcpy(&slot, &first_word, sizeof first_word);
+    slot.timestamp_ns = timestamp_ns;
+    slot.task_id = task_id;
+    slot.a = a;
+    slot.b = b;
+    slot.c = c;
+    head_.store(head + 1, std::memory_order_release);
     return true;
   }
 

@@ -64,14 +64,7 @@ bool TaskCapture::functionName(uint64_t id, std::string* name) const {
 
 void TaskCapture::push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a, uint64_t b,
                        uint64_t c) {
-  TaskEventRecord record{};
-  record.type = type;
-  record.timestamp_ns = now_ns;
-  record.task_id = task;
-  record.a = a;
-  record.b = b;
-  record.c = c;
-  t.ring.push(record);  // lossy mode counts what does not fit
+  t.ring.push(type, now_ns, task, a, b, c);  // lossy mode counts what does not fit
 }
 
 uint64_t TaskCapture::created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -52,6 +53,31 @@ TEST(EventRing, RoundedUpCapacityIsUsable) {
     EXPECT_TRUE(ring.push(eventWithId(id)));
   }
   EXPECT_FALSE(ring.push(eventWithId(8)));
+}
+
+// The field-by-field push writes the whole slot: every field, and zeros in
+// the reserved bytes that an older event (pushed as a record with garbage
+// there) left in the same slot, since records are shipped as bytes.
+TEST(EventRing, PushByFieldsFillsTheWholeSlotOverAnOlderEvent) {
+  EventRing ring(2, Mode::kLossy);
+  std::vector<TaskEventRecord> out(2);
+  TaskEventRecord dirty = eventWithId(5);
+  std::memset(dirty.reserved, 0xAB, sizeof dirty.reserved);
+  ASSERT_TRUE(ring.push(dirty));
+  ASSERT_TRUE(ring.push(dirty));
+  ASSERT_EQ(ring.drain(out), 2u);
+  for (uint64_t id : {11, 12}) {
+    const TaskEventRecord e = eventWithId(id);
+    ASSERT_TRUE(ring.push(e.type, e.timestamp_ns, e.task_id, e.a, e.b, e.c));
+  }
+  EXPECT_FALSE(ring.push(TaskEventType::kCreated, 1, 2, 3, 4, 5));  // full: dropped, counted
+  EXPECT_EQ(ring.dropped(), 1u);
+  ASSERT_EQ(ring.drain(out), 2u);
+  for (uint64_t i = 0; i < 2; ++i) {
+    expectIsEventWithId(out[i], 11 + i);
+    const TaskEventRecord expected = eventWithId(11 + i);
+    EXPECT_EQ(std::memcmp(&out[i], &expected, sizeof expected), 0) << "a byte of the slot was left over";
+  }
 }
 
 TEST(EventRing, DrainOfAnEmptyRingReturnsNothing) {
