@@ -97,6 +97,7 @@ void DebugStatusView::fillLive(const TaskGraph& graph, TaskReadiness& readiness,
   stall.steps_left = status->steps_left();
   stall.parked_workers = status->parked_workers();
   stall.workers = view.workers;
+  stall.started_since_report = view.last_start_ns > status->gate_reported_ns();
   for (size_t f = 0; f < blocked.functions.size(); ++f)
     if (blocked.functions[f] && view.blocked_waiting[f] > 0)
       stall.blocked_functions.push_back({names[f], view.blocked_waiting[f]});

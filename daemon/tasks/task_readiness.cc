@@ -19,10 +19,12 @@ void TaskReadiness::reset() {
   finished_by_function_.clear();
   waiting_.clear();
   workers_.clear();
+  last_start_ns_ = 0;
 }
 
-void TaskReadiness::sawWorker(int32_t thread) {
-  if (thread >= 0 && workers_.size() < kMaxWorkers) workers_.insert(thread);
+void TaskReadiness::sawStart(const TaskGraph::Task& task) {
+  if (task.thread >= 0 && workers_.size() < kMaxWorkers) workers_.insert(task.thread);
+  last_start_ns_ = std::max(last_start_ns_, task.started_ns);
 }
 
 void TaskReadiness::readNewTasks(const TaskGraph& graph) {
@@ -33,7 +35,7 @@ void TaskReadiness::readNewTasks(const TaskGraph& graph) {
     if (t.created && t.state == TaskState::kFinished) {
       if (t.function >= finished_by_function_.size()) finished_by_function_.resize(t.function + 1);
       ++finished_by_function_[t.function];
-      sawWorker(t.thread);
+      sawStart(t);
     } else {
       live_.push_back(t.id);
     }
@@ -103,7 +105,7 @@ TaskReadiness::View TaskReadiness::refresh(const TaskGraph& graph, const Blocked
     const uint32_t f = t->function < functions ? t->function : 0;
     Counts& counts = view.by_function[f];
     if (t->state == TaskState::kFinished) {
-      sawWorker(t->thread);
+      sawStart(*t);
       if (t->created) {
         if (f >= finished_by_function_.size()) finished_by_function_.resize(f + 1);
         ++finished_by_function_[f];
@@ -111,7 +113,7 @@ TaskReadiness::View TaskReadiness::refresh(const TaskGraph& graph, const Blocked
       }
       ++counts.finished;
     } else if (t->state == TaskState::kRunning) {
-      sawWorker(t->thread);
+      sawStart(*t);
       ++counts.running;
     } else {
       const bool held = task_blocked(id) || function_blocked(f);
@@ -139,6 +141,7 @@ TaskReadiness::View TaskReadiness::refresh(const TaskGraph& graph, const Blocked
     view.total.finished += c.finished;
   }
   view.workers = static_cast<uint32_t>(workers_.size());
+  view.last_start_ns = last_start_ns_;
   return view;
 }
 

@@ -48,6 +48,8 @@ class TaskReadiness {
     // Distinct workers seen running a task of the graph (as far as the
     // daemon has seen it, the team).
     uint32_t workers = 0;
+    // The latest start of any task (0: none has started).
+    int64_t last_start_ns = 0;
   };
   // What the last refresh read, so tests can tell it stayed incremental.
   struct Work {
@@ -62,7 +64,7 @@ class TaskReadiness {
   void readNewTasks(const TaskGraph& graph);
   void readNewEdges(const TaskGraph& graph);
   void dropSatisfied(const TaskGraph& graph);
-  void sawWorker(int32_t thread);
+  void sawStart(const TaskGraph::Task& task);
 
   size_t tasks_seen_ = 0, edges_seen_ = 0;
   // Tasks not finished (or not created) when last looked at, oldest first.
@@ -73,6 +75,7 @@ class TaskReadiness {
   // only for successors that had not started.
   std::unordered_map<uint64_t, std::vector<uint64_t>> waiting_;
   std::unordered_set<int32_t> workers_;
+  int64_t last_start_ns_ = 0;
   Work work_;
 };
 

@@ -54,7 +54,7 @@ std::string remedies(const WorkerStall::Input& in) {
 }  // namespace
 
 std::string WorkerStall::explain(const Input& in) {
-  if (in.parked_workers == 0) return {};
+  if (in.parked_workers == 0 || in.started_since_report) return {};
   // The team as far as the daemon knows it: a worker that never ran a task
   // but is parked still counts.
   if (in.workers > in.parked_workers) return {};

@@ -27,6 +27,10 @@ class WorkerStall {
     std::vector<BlockedFunction> blocked_functions;
     // Tasks blocked by id (not by a blocked function) that have not started.
     std::vector<uint64_t> blocked_tasks;
+    // A task started after the gate's last report: some worker has left
+    // the gate since (it does so without a report), so parked_workers
+    // counts too many.
+    bool started_since_report = false;
   };
 
   // The line, or "" when some worker is still free (or none is parked).

@@ -292,6 +292,38 @@ TEST_F(DebugCommandPolicyTest, StatusSaysWhenBlockedTasksHoldEveryWorkerAndWhatF
   EXPECT_TRUE(news_said_so);
 }
 
+TEST_F(DebugCommandPolicyTest, ATaskStartedAfterTheGatesLastReportMeansNoStall) {
+  GraphEvent started = moved(kQueued, GraphEvent::Type::kStarted);
+  started.thread = 0;
+  started.timestamp_ns = 2'000;
+  const std::string frame = "frame";
+  v1::DebugCommand block_g;
+  block_g.mutable_block_function()->set_function("g");
+  block_g.mutable_block_function()->set_blocked(true);
+  GraphEvent g = created(8, "g");
+  std::vector<GraphEvent> events = {g};
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  expectSent(block_g);
+  google::protobuf::RepeatedPtrField<v1::GateReport> reports;
+  v1::GateReport* parked = reports.Add();
+  parked->set_ok(true);
+  parked->set_parked_workers(1);
+  parked->set_timestamp_ns(1'000);
+  hub_->gateReports(session_, reports);
+  auto stall = [&] {
+    v1::DebugCommand c;
+    c.mutable_status();
+    run(c);
+    auto a = answer();
+    return a ? a->status().stall() : "no answer";
+  };
+  EXPECT_NE(stall(), "");
+  // Task 2 starts at 2 us, after the report at 1 us: a worker is free.
+  events = {started};
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  EXPECT_EQ(stall(), "");
+}
+
 TEST_F(DebugCommandPolicyTest, TheBlockedListIsCutAndItsTotalSaysHowMany) {
   std::vector<GraphEvent> events;
   for (uint64_t id = 100; id < 200; ++id) events.push_back(created(id, "many"));

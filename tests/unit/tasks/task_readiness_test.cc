@@ -27,11 +27,12 @@ GraphEvent dependence(uint64_t from, uint64_t to) {
   e.kind = 3;
   return e;
 }
-GraphEvent state(T type, uint64_t task, int32_t thread = 0) {
+GraphEvent state(T type, uint64_t task, int32_t thread = 0, int64_t ns = 0) {
   GraphEvent e;
   e.type = type;
   e.task = task;
   e.thread = thread;
+  e.timestamp_ns = ns;
   return e;
 }
 
@@ -172,6 +173,15 @@ TEST_F(TaskReadinessTest, CountsMatchTheGraphsTotalsAndWorkersAreTheThreadsThatR
   EXPECT_EQ(of(v, "g").finished, 1u);
   EXPECT_EQ(of(v, "g").queued, 1u);
   EXPECT_EQ(v.workers, 2u);
+}
+
+TEST_F(TaskReadinessTest, TheLastStartIsTheLatestOfRunningAndFinishedTasks) {
+  apply({created(1, "f"), created(2, "f"), state(T::kStarted, 1, 0, 500), state(T::kFinished, 1, 0, 900)});
+  EXPECT_EQ(refresh().last_start_ns, 500);
+  apply({state(T::kStarted, 2, 1, 700)});
+  EXPECT_EQ(refresh().last_start_ns, 700);
+  apply({created(3, "f"), state(T::kStarted, 3, 1, 600), state(T::kFinished, 3, 1, 650)});
+  EXPECT_EQ(refresh().last_start_ns, 700);
 }
 
 // Incremental: a refresh reads what the graph gained and what is still

@@ -54,6 +54,12 @@ TEST(WorkerStall, LongListsAreCut) {
             "them");
 }
 
+TEST(WorkerStall, ATaskStartedSinceTheGatesReportMeansAWorkerLeftIt) {
+  WorkerStall::Input in = blockedFib(2, 2);
+  in.started_since_report = true;
+  EXPECT_EQ(WorkerStall::explain(in), "");
+}
+
 TEST(WorkerStall, AParkedCountWithNothingBlockedIsStaleAndExplainsNothing) {
   WorkerStall::Input in;
   in.parked_workers = 4;
