@@ -309,11 +309,17 @@ TEST_F(DebugTest, OpenMpBlockedFunctionHoldsEveryWorkerAndStatusSaysWhatFreesThe
   auto go = batch(id, {"block function " + blocked, "continue"});
   ASSERT_TRUE(allOk(go)) << dump(go);
   auto watcher = frontend(id, false);
-  v1::DebugStatus stalled;
+  // Until the line stays put with nothing finishing: a worker that leaves
+  // the gate says nothing, so for the moment between a worker's wake-up
+  // and its first task's events a stale line may show.
+  v1::DebugStatus stalled, before;
   EXPECT_TRUE(waitFor(
       [&] {
+        before = stalled;
+        std::this_thread::sleep_for(200ms);
         stalled = status(*watcher);
-        return !stalled.stall().empty();
+        return !stalled.stall().empty() && stalled.stall() == before.stall() &&
+               stalled.finished() == before.finished();
       },
       60s))
       << stalled.DebugString();
