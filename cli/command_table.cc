@@ -258,7 +258,8 @@ CommandTable::CommandTable() {
       {CommandId::kDebug, {"debug"}, {"SESSION"},
        {{"batch", 0, true, "FILE", "read the commands from FILE (- for standard input), print one JSON object each"},
         {"break-at-start", 0, false, "", "with -- PROGRAM: hold it before its first task"},
-        {"grace", 0, true, "SECONDS", "how long a break outlives this frontend if it goes (default: the daemon's, 30)"}},
+        {"grace", 0, true, "SECONDS", "how long a break outlives this frontend if it goes (default: the daemon's, 30)"},
+        {"program-output", 0, true, "FILE", "with -- PROGRAM: its stdout and stderr go to FILE"}},
        "steer a task program: break, step, block, prioritise tasks, attach gdb",
        "Attaches a debug console to task session SESSION (its id or pid, see 'nodekeeper\n"
        "tasks'), or, as 'nodekeeper debug [--break-at-start] -- PROGRAM [ARGS]', starts\n"
@@ -266,7 +267,11 @@ CommandTable::CommandTable() {
        "to it (with --break-at-start no task starts until you say so). The console takes\n"
        "the commands below, typed (with history and completion) or from --batch FILE,\n"
        "which prints one JSON object per command and exits 1 if any failed. On quit (or\n"
-       "the end of the batch) a program it started is let run to its end.\n"
+       "the end of the batch) a program it started is let run to its end. The output\n"
+       "of a program it started goes to --program-output FILE if given; else, with\n"
+       "--batch or --json, to standard error, each line prefixed 'program: ', so that\n"
+       "standard output holds only the JSON lines. When the commands come from\n"
+       "standard input, the program's standard input is /dev/null.\n"
        "Several frontends may attach to one program at once. A break this console holds\n"
        "outlives it by the grace period if it disconnects, then lifts.\n"
        "Needs the session's owner or the admin role.\n"

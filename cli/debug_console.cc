@@ -1,5 +1,6 @@
 #include "cli/debug_console.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ostream>
 #include <sstream>
@@ -16,6 +17,10 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr auto kCallTimeout = std::chrono::seconds(10);
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
+
+// A list's total: a daemon that predates the totals sends none (0), and
+// then the list is all there is.
+uint64_t listedTotal(uint64_t total, int listed) { return std::max<uint64_t>(total, static_cast<uint64_t>(listed)); }
 
 }  // namespace
 
@@ -39,9 +44,12 @@ Json DebugConsole::statusJson(const v1::DebugStatus& s) {
                          {"finished", f.finished()}});
   out["functions"] = functions;
   out["ready"] = Json(std::vector<uint64_t>(s.ready().begin(), s.ready().end()));
+  out["ready_total"] = listedTotal(s.ready_total(), s.ready_size());
   out["blocked"] = Json(std::vector<uint64_t>(s.blocked().begin(), s.blocked().end()));
+  out["blocked_total"] = listedTotal(s.blocked_total(), s.blocked_size());
   out["blocked_functions"] = Json(std::vector<std::string>(s.blocked_functions().begin(), s.blocked_functions().end()));
   out["frontends"] = s.frontends();
+  out["stall"] = s.stall();
   return out;
 }
 
@@ -54,6 +62,7 @@ std::string DebugConsole::statusText(const v1::DebugStatus& s) {
       << (s.held() ? "in break" : "running freely");
   if (s.steps_left()) out << " (" << s.steps_left() << " steps left)";
   out << ", " << s.parked_workers() << " worker(s) parked, " << s.frontends() << " frontend(s)\n";
+  if (!s.stall().empty()) out << "stalled: " << s.stall() << "\n";
   out << "tasks: not_queued " << s.not_queued() << ", queued " << s.queued() << ", running " << s.running()
       << ", finished " << s.finished() << "\n";
   if (s.functions_size() > 0) {
@@ -70,15 +79,17 @@ std::string DebugConsole::statusText(const v1::DebugStatus& s) {
       out << std::string(10 - std::min<size_t>(10, counts[3].size()), ' ') << counts[3] << "\n";
     }
   }
-  auto list = [&](const char* label, const auto& items) {
+  auto list = [&](const char* label, const auto& items, uint64_t total) {
     if (items.empty()) return;
     out << label << ":";
     for (const auto& item : items) out << " " << item;
+    const uint64_t listed = static_cast<uint64_t>(items.size());
+    if (total > listed) out << " \u2026 and " << total - listed << " more";
     out << "\n";
   };
-  list("ready", s.ready());
-  list("blocked", s.blocked());
-  list("blocked functions", s.blocked_functions());
+  list("ready", s.ready(), s.ready_total());
+  list("blocked", s.blocked(), s.blocked_total());
+  list("blocked functions", s.blocked_functions(), 0);
   return out.str();
 }
 

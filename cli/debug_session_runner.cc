@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <thread>
+#include <utility>
 
 #include "taskgraph/task_event_translator.h"
 #include "cli/debug_client.h"
@@ -62,7 +63,8 @@ int DebugSessionRunner::fail(const std::string& message) {
   return 1;
 }
 
-Result<pid_t> DebugSessionRunner::launch(const std::vector<std::string>& program, bool break_at_start) {
+Result<pid_t> DebugSessionRunner::launch(const std::vector<std::string>& program, bool break_at_start,
+                                         ProgramIo io) {
   std::string library = toolLibrary();
   // Set up before fork: the child only execs.
   std::vector<std::string> env_settings{"NODEKEEPER_SOCKET=" + socket_path_};
@@ -78,6 +80,9 @@ Result<pid_t> DebugSessionRunner::launch(const std::vector<std::string>& program
   if (pid < 0) return internalError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     close(report[0]);
+    // dup2 leaves the copies open across exec (the originals are CLOEXEC).
+    if (io.output >= 0 && (dup2(io.output, STDOUT_FILENO) < 0 || dup2(io.output, STDERR_FILENO) < 0)) _exit(127);
+    if (io.input >= 0 && dup2(io.input, STDIN_FILENO) < 0) _exit(127);
     for (std::string& setting : env_settings) putenv(setting.data());
     execvp(argv[0], argv.data());
     int error = errno;
@@ -95,6 +100,44 @@ Result<pid_t> DebugSessionRunner::launch(const std::vector<std::string>& program
   }
   launched_ = pid;
   return pid;
+}
+
+Result<pid_t> DebugSessionRunner::start(const Invocation& invocation) {
+  // Every descriptor here is CLOEXEC: the program gets only its dup2 copies.
+  struct Fd {
+    int fd = -1;
+    ~Fd() {
+      if (fd >= 0) close(fd);
+    }
+  } output, input, pipe_read;
+  std::optional<std::string> batch = invocation.options.value("batch");
+  if (auto file = invocation.options.value("program-output")) {
+    output.fd = open(file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+    if (output.fd < 0)
+      return invalidArgument("debug: cannot write --program-output file '" + *file + "': " + std::strerror(errno));
+  } else if (json_ || batch) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) return internalError(std::string("pipe: ") + std::strerror(errno));
+    pipe_read.fd = ends[0];
+    output.fd = ends[1];
+  }
+  // Commands read from stdin are the console's, not the program's.
+  if (!batch || *batch == "-") {
+    input.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (input.fd < 0) return internalError(std::string("/dev/null: ") + std::strerror(errno));
+  }
+  auto pid = launch(invocation.positionals, invocation.options.has("break-at-start"), {output.fd, input.fd});
+  if (pid && pipe_read.fd >= 0)
+    forwarder_ = std::make_unique<ProgramOutputForwarder>(std::exchange(pipe_read.fd, -1), STDERR_FILENO,
+                                                          "program: ");
+  return pid;  // our copy of the write end closes here: the pipe ends with the program
+}
+
+void DebugSessionRunner::programEnded() {
+  // Long enough for what the pipe holds; a child the program left behind
+  // holding the pipe open does not hold the console.
+  if (forwarder_) forwarder_->finish(std::chrono::seconds(2));
+  forwarder_.reset();
 }
 
 // A program's session appears with its first batch of task events.
@@ -205,11 +248,12 @@ int replayRecording(std::ostream& out, std::ostream& err, bool json_output, cons
 int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
   const auto& positionals = invocation.positionals;
   if (invocation.after_separator) {
-    auto pid = launch(positionals, invocation.options.has("break-at-start"));
+    auto pid = start(invocation);
     if (!pid) return fail(pid.error().message);
     auto session = sessionOf(tasks, *pid);
     if (!session) {
       if (launched_ > 0) kill(launched_, SIGTERM), waitpid(launched_, nullptr, 0);
+      programEnded();
       return fail(session.error().message);
     }
     return console(*session, *pid, invocation);
@@ -218,6 +262,9 @@ int DebugSessionRunner::run(const Invocation& invocation, TasksClient& tasks) {
     return fail("debug: give one SESSION, or '-- PROGRAM [ARGS]' to start one (see 'nodekeeper debug --help')");
   if (invocation.options.has("break-at-start"))
     return fail("debug: --break-at-start is for a program it starts ('debug --break-at-start -- PROGRAM')");
+  if (invocation.options.has("program-output"))
+    return fail("debug: --program-output is for a program it starts ('debug --program-output FILE -- PROGRAM'); "
+                "an attached program's output stays where that program sends it");
   std::error_code ec;
   if (std::filesystem::is_regular_file(positionals[0], ec)) {
     const std::filesystem::path path = positionals[0];
@@ -290,6 +337,7 @@ int DebugSessionRunner::console(uint64_t session, pid_t target_pid, const Invoca
     client.close();
     int status = 0;
     waitpid(launched_, &status, 0);
+    programEnded();
     if (!json) out_ << "the program " << describeExit(status) << "\n";
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) code = code ? code : 1;
     launched_ = -1;

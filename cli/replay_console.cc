@@ -1,6 +1,7 @@
 #include "cli/replay_console.h"
 
 #include <charconv>
+#include <cstdint>
 #include <ostream>
 #include <sstream>
 
@@ -58,7 +59,8 @@ std::string hex(uint64_t value) {
 
 // The live console's status, so that a replay reads (and parses) the same.
 v1::DebugStatus debugStatus(const TaskGraph& graph) {
-  TaskGraphSummary summary = TaskGraphSummary::of(graph, {}, kMaxReady);
+  // Every ready task, so the status says how many are past those listed.
+  TaskGraphSummary summary = TaskGraphSummary::of(graph, {}, SIZE_MAX);
   v1::DebugStatus s;
   auto count = [](const std::array<uint64_t, 5>& by_state, TaskState state) {
     return by_state[static_cast<size_t>(state)];
@@ -75,7 +77,8 @@ v1::DebugStatus debugStatus(const TaskGraph& graph) {
     out->set_running(count(f.by_state, TaskState::kRunning));
     out->set_finished(count(f.by_state, TaskState::kFinished));
   }
-  for (uint64_t t : summary.ready) s.add_ready(t);
+  for (size_t i = 0; i < summary.ready.size() && i < kMaxReady; ++i) s.add_ready(summary.ready[i]);
+  s.set_ready_total(summary.ready.size());
   return s;
 }
 

@@ -1,6 +1,6 @@
 #include "tasks/debug_command_policy.h"
 
-#include <array>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -9,16 +9,13 @@
 
 #include "common/proc_stat.h"
 #include "taskgraph/task_graph_summary.h"
+#include "tasks/debug_status_view.h"
 
 namespace v1 = nodekeeper::v1;
 
 namespace nk {
 
 namespace {
-
-uint64_t countOf(const std::array<uint64_t, 5>& by_state, TaskState state) {
-  return by_state[static_cast<size_t>(state)];
-}
 
 // What a user types for a whole function: "fib" of "fib (fib.c:31)" (a
 // construct named by its line, see client-lib's CodeSymbolizer) and of
@@ -118,14 +115,8 @@ void DebugCommandPolicy::handle(uint64_t frontend, uint64_t session, const Calle
 }
 
 DebugHub::GraphCounts DebugCommandPolicy::taskCounts(const SessionRegistry& sessions) {
-  return [&sessions](uint64_t session, v1::DebugStatus* status) {
-    auto info = sessions.info(session);
-    if (!info) return;
-    status->set_not_queued(countOf(info->by_state, TaskState::kNotQueued));
-    status->set_queued(countOf(info->by_state, TaskState::kQueued));
-    status->set_running(countOf(info->by_state, TaskState::kRunning));
-    status->set_finished(countOf(info->by_state, TaskState::kFinished));
-  };
+  auto view = std::make_shared<DebugStatusView>(sessions);
+  return [view](uint64_t session, v1::DebugStatus* status) { view->fill(session, status); };
 }
 
 v1::DebugUpdate DebugCommandPolicy::refusal(uint64_t command_id, std::string message) {
@@ -136,24 +127,13 @@ v1::DebugUpdate DebugCommandPolicy::refusal(uint64_t command_id, std::string mes
   return update;
 }
 
-v1::DebugUpdate DebugCommandPolicy::statusOf(uint64_t session, uint64_t command_id) const {
+// The hub fills the status in (DebugStatusView), as it does every status
+// it sends.
+v1::DebugUpdate DebugCommandPolicy::statusOf(uint64_t /*session*/, uint64_t command_id) const {
   v1::DebugUpdate update;
   update.set_command_id(command_id);
   update.mutable_ack()->set_ok(true);
-  v1::DebugStatus* status = update.mutable_status();
-  DebugHub::GateState gate = hub_.state(session);
-  sessions_.inspect(session, [&](const TaskGraph& graph) {
-    TaskGraphSummary summary = TaskGraphSummary::of(graph, gate.blocked, kMaxReady);
-    for (const auto& f : summary.functions) {
-      v1::FunctionCount* out = status->add_functions();
-      out->set_function(f.function);
-      out->set_not_queued(countOf(f.by_state, TaskState::kNotQueued));
-      out->set_queued(countOf(f.by_state, TaskState::kQueued));
-      out->set_running(countOf(f.by_state, TaskState::kRunning));
-      out->set_finished(countOf(f.by_state, TaskState::kFinished));
-    }
-    for (uint64_t t : summary.ready) status->add_ready(t);
-  });
+  update.mutable_status();
   return update;
 }
 

@@ -35,9 +35,6 @@ class DebugCommandPolicy {
     bool admin = false;
   };
 
-  // The most ready tasks a status lists.
-  static constexpr size_t kMaxReady = 64;
-
   // `proc_root`: procfs, where a gdb's owner is looked up.
   DebugCommandPolicy(const SessionRegistry& sessions, DebugHub& hub, std::filesystem::path proc_root = "/proc");
 
@@ -53,8 +50,9 @@ class DebugCommandPolicy {
   void handle(uint64_t frontend, uint64_t session, const Caller& caller,
               const nodekeeper::v1::DebugCommand& command) const;
 
-  // The session's tasks per state, for the hub's statuses; the registry
-  // keeps them for ended sessions too, whose graphs are freed.
+  // The task side of the hub's statuses (DebugStatusView): tasks per
+  // state, per function, the ready tasks and the stall line; the registry
+  // keeps the counts of ended sessions, whose graphs are freed.
   static DebugHub::GraphCounts taskCounts(const SessionRegistry& sessions);
   // An acknowledgement that nothing took effect, and why (command_id 0:
   // news, not the answer to a command).

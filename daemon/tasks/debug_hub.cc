@@ -66,6 +66,7 @@ void DebugHub::gateReports(uint64_t session, const google::protobuf::RepeatedPtr
     s.gate.held = r.held();
     s.gate.steps_left = r.steps_left();
     s.gate.parked_workers = r.parked_workers();
+    s.gate.reported_ns = r.timestamp_ns();
     if (r.paused_on() != v1::PAUSE_EVENT_UNSPECIFIED) {
       // A pause's break is held by those who asked for pauses.
       for (uint64_t f : s.frontends)
@@ -313,6 +314,7 @@ void DebugHub::fillState(const Session& s, v1::DebugStatus* status, uint64_t ses
   status->set_held(s.gate.held);
   status->set_steps_left(s.gate.steps_left);
   status->set_parked_workers(s.gate.parked_workers);
+  status->set_gate_reported_ns(s.gate.reported_ns);
   status->clear_blocked();
   for (uint64_t t : s.gate.blocked) status->add_blocked(t);
   status->clear_blocked_functions();

@@ -70,6 +70,7 @@ class DebugHub {
     bool held = false;
     uint32_t steps_left = 0;
     uint32_t parked_workers = 0;
+    int64_t reported_ns = 0;  // the app's last report (CLOCK_MONOTONIC)
     std::set<uint64_t> blocked;
     std::set<std::string> blocked_functions;
     uint32_t frontends = 0;

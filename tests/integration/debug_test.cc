@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -27,6 +28,7 @@
 #include "testlib/daemon_fixture.h"
 #include "testlib/run_program.h"
 #include "testlib/test_env.h"
+#include "testlib/wait_for.h"
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
@@ -166,6 +168,20 @@ std::string dump(const std::vector<Json>& lines) {
   return out;
 }
 
+// Every line of a --batch run's stdout, each of which must be JSON.
+std::vector<Json> jsonLines(const std::string& text) {
+  std::vector<Json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    auto j = Json::parse(line, nullptr, false);
+    if (j.is_discarded())
+      ADD_FAILURE() << "not JSON: " << line;
+    else
+      out.push_back(j);
+  }
+  return out;
+}
+
 // The status a batch line carried.
 Json statusOf(const std::vector<Json>& lines, size_t index) {
   return index < lines.size() && lines[index].contains("status") ? lines[index]["status"] : Json::object();
@@ -278,16 +294,103 @@ TEST_F(DebugTest, DebugStartsAProgramHeldAtItsStartAndLetsItFinishOnQuit) {
                                   "--batch", file.string(), "--", envOr("NK_TASKS_PROGRAM"), "steady", "50", "100"},
                                  std::nullopt, 120s);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  std::vector<Json> out;
-  std::istringstream in(run.out);
-  for (std::string line; std::getline(in, line);) {
-    auto j = Json::parse(line, nullptr, false);
-    if (!j.is_discarded()) out.push_back(j);
-  }
+  std::vector<Json> out = jsonLines(run.out);
   ASSERT_EQ(out.size(), 5u) << run.out;
   EXPECT_TRUE(allOk(out)) << run.out;
   EXPECT_EQ(statusOf(out, 4)["finished"], 1) << out[4].dump();
-  EXPECT_NE(run.out.find("tasks=50"), std::string::npos) << run.out;  // it ran on to its end after quit
+  // It ran on to its end after quit; what it printed came to stderr,
+  // marked, not among the JSON lines.
+  EXPECT_NE(run.err.find("program: tasks=50\n"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out.find("tasks=50"), std::string::npos) << run.out;
+}
+
+TEST_F(DebugTest, AStartedProgramsOutputGoesToProgramOutputFile) {
+  std::filesystem::path file = dir_ / "launch";
+  std::ofstream(file) << "wait tasks 1 20\ncontinue\nwait finished 50 60\nstatus\n";
+  std::filesystem::path output = dir_ / "program-output";
+  ProcessResult run = runProgram({"/usr/bin/env", "OMP_NUM_THREADS=2", "NODEKEEPER_LIBRARY=" + envOr("NK_CLIENT_LIB"),
+                                  cliPath(), "--socket", daemon_.socket().string(), "debug", "--break-at-start",
+                                  "--batch", file.string(), "--program-output", output.string(), "--",
+                                  envOr("NK_TASKS_PROGRAM"), "steady", "50", "100"},
+                                 std::nullopt, 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::vector<Json> out = jsonLines(run.out);
+  ASSERT_EQ(out.size(), 4u) << run.out;
+  EXPECT_TRUE(allOk(out)) << run.out;
+  std::ifstream written(output);
+  std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "tasks=50\n");
+  EXPECT_EQ(run.err.find("program:"), std::string::npos) << run.err;
+
+  // Only for a program it starts.
+  ProcessResult attach = runProgram({cliPath(), "--socket", daemon_.socket().string(), "debug", "1",
+                                     "--program-output", output.string()},
+                                    std::nullopt, 60s);
+  EXPECT_EQ(attach.exit_code, 1);
+  EXPECT_NE(attach.err.find("--program-output is for a program it starts"), std::string::npos) << attach.err;
+}
+
+// OpenMP cannot run another task in place of a blocked one: blocking a
+// function of fib's tree ends with every worker parked on one of its
+// tasks. Status says so and what frees them; the queued count is the
+// tasks that may run (OMPT itself never reports "queued").
+TEST_F(DebugTest, OpenMpBlockedFunctionHoldsEveryWorkerAndStatusSaysWhatFreesThem) {
+  auto argv = env(true);
+  argv.insert(argv.end(), {envOr("NK_TASKS_PROGRAM"), "fib", "18"});
+  ASSERT_TRUE(program_.start(argv, dir_ / "program.out", dir_ / "program.err"));
+  uint64_t id = session();
+  auto first = batch(id, {"wait parked 2 20", "status"});
+  ASSERT_TRUE(allOk(first)) << dump(first);
+  Json at_start = statusOf(first, 1);
+  // fib(18)'s two first tasks, each held by a worker at the break: created,
+  // nothing before them, so queued.
+  EXPECT_EQ(at_start["queued"], 2) << at_start.dump();
+  EXPECT_EQ(at_start["not_queued"], 0) << at_start.dump();
+  EXPECT_EQ(at_start["ready_total"], 2) << at_start.dump();
+  ASSERT_EQ(at_start["functions"].size(), 2u) << at_start.dump();
+  const std::string blocked = at_start["functions"][0]["function"].get<std::string>();
+
+  auto go = batch(id, {"block function " + blocked, "continue"});
+  ASSERT_TRUE(allOk(go)) << dump(go);
+  auto watcher = frontend(id, false);
+  // Until the line stays put with nothing finishing: a worker that leaves
+  // the gate says nothing, so for the moment between a worker's wake-up
+  // and its first task's events a stale line may show.
+  v1::DebugStatus stalled, before;
+  EXPECT_TRUE(waitFor(
+      [&] {
+        before = stalled;
+        std::this_thread::sleep_for(200ms);
+        stalled = status(*watcher);
+        return !stalled.stall().empty() && stalled.stall() == before.stall() &&
+               stalled.finished() == before.finished();
+      },
+      60s))
+      << stalled.DebugString();
+  std::smatch m;
+  const std::string line = stalled.stall();
+  EXPECT_TRUE(std::regex_match(line, m,
+                               std::regex("all 2 workers are held by blocked tasks of (.+) \\(([0-9]+) tasks\\); "
+                                          "'unblock function (.+)' frees them")))
+      << line;
+  if (m.size() == 4) {
+    EXPECT_EQ(m[1], blocked);
+    EXPECT_EQ(m[3], blocked);
+    EXPECT_GE(std::stoul(m[2]), 2u);
+  }
+  EXPECT_EQ(stalled.parked_workers(), 2u);
+  EXPECT_GT(stalled.queued(), 0u) << stalled.DebugString();
+
+  // The console shows the same.
+  auto seen = batch(id, {"status"});
+  ASSERT_TRUE(allOk(seen)) << dump(seen);
+  EXPECT_EQ(statusOf(seen, 0)["stall"], line) << seen[0].dump();
+
+  // Unblocked, it runs to its end with the right answer.
+  auto done = batch(id, {"unblock function " + blocked});
+  ASSERT_TRUE(allOk(done)) << dump(done);
+  EXPECT_EQ(program_.wait(120s), 0) << program_.err();
+  EXPECT_NE(program_.out().find("fib=2584"), std::string::npos) << program_.out();
 }
 
 TEST_F(DebugTest, CApiStepOneRunsExactlyOneTask) {

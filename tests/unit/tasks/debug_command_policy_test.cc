@@ -227,6 +227,123 @@ TEST_F(DebugCommandPolicyTest, StatusIsAnsweredHereWithCountsPerFunctionAndTheRe
   EXPECT_EQ(s.ready(0), kQueued);
 }
 
+TEST_F(DebugCommandPolicyTest, StatusCountsATaskWhosePredecessorsFinishedAsQueuedWhateverItsRawState) {
+  // 6 waits on finished 4: ready, though OMPT never says "queued"; 7 waits
+  // on running 3.
+  GraphEvent after_finished, after_running;
+  after_finished.type = after_running.type = GraphEvent::Type::kDependence;
+  after_finished.from = kFinished;
+  after_finished.task = 6;
+  after_running.from = kRunning;
+  after_running.task = 7;
+  std::vector<GraphEvent> events = {created(6, "h"), created(7, "h"), after_finished, after_running};
+  const std::string frame = "frame";
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+
+  v1::DebugCommand c;
+  c.mutable_status();
+  run(c);
+  auto a = answer();
+  ASSERT_TRUE(a);
+  const v1::DebugStatus& s = a->status();
+  EXPECT_EQ(s.queued(), 2u);      // 2 and 6
+  EXPECT_EQ(s.not_queued(), 3u);  // 1, the placeholder and 7
+  ASSERT_EQ(s.functions_size(), 4);
+  EXPECT_EQ(s.functions(3).function(), "h");
+  EXPECT_EQ(s.functions(3).queued(), 1u);
+  EXPECT_EQ(s.functions(3).not_queued(), 1u);
+  EXPECT_EQ(std::vector<uint64_t>(s.ready().begin(), s.ready().end()), (std::vector<uint64_t>{kQueued, 6}));
+  EXPECT_EQ(s.ready_total(), 2u);
+  EXPECT_EQ(s.stall(), "");
+}
+
+TEST_F(DebugCommandPolicyTest, StatusSaysWhenBlockedTasksHoldEveryWorkerAndWhatFreesThem) {
+  // One worker has run a task: the team as far as the daemon knows.
+  GraphEvent g = created(8, "g"), started = moved(8, GraphEvent::Type::kStarted);
+  started.thread = 0;
+  std::vector<GraphEvent> events = {g, started, moved(8, GraphEvent::Type::kFinished)};
+  const std::string frame = "frame";
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+
+  v1::DebugCommand block_f;
+  block_f.mutable_block_function()->set_function("f");
+  block_f.mutable_block_function()->set_blocked(true);
+  expectSent(block_f);
+  google::protobuf::RepeatedPtrField<v1::GateReport> reports;
+  v1::GateReport* parked = reports.Add();
+  parked->set_ok(true);
+  parked->set_message("worker parked before task 2");
+  parked->set_parked_workers(1);
+  parked->set_task_id(kQueued);
+  hub_->gateReports(session_, reports);
+
+  v1::DebugCommand c;
+  c.mutable_status();
+  run(c);
+  auto a = answer();
+  ASSERT_TRUE(a);
+  const v1::DebugStatus& s = a->status();
+  EXPECT_EQ(s.stall(), "the one worker is held by blocked tasks of f (2 tasks); 'unblock function f' frees them");
+  EXPECT_EQ(s.ready_size(), 0) << "f's tasks are blocked";
+  EXPECT_EQ(s.queued(), 1u);
+  // The news of the parked worker carried it too.
+  bool news_said_so = false;
+  for (const auto& u : updates_)
+    if (u.command_id() == 0 && u.status().stall() == s.stall()) news_said_so = true;
+  EXPECT_TRUE(news_said_so);
+}
+
+TEST_F(DebugCommandPolicyTest, ATaskStartedAfterTheGatesLastReportMeansNoStall) {
+  GraphEvent started = moved(kQueued, GraphEvent::Type::kStarted);
+  started.thread = 0;
+  started.timestamp_ns = 2'000;
+  const std::string frame = "frame";
+  v1::DebugCommand block_g;
+  block_g.mutable_block_function()->set_function("g");
+  block_g.mutable_block_function()->set_blocked(true);
+  GraphEvent g = created(8, "g");
+  std::vector<GraphEvent> events = {g};
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  expectSent(block_g);
+  google::protobuf::RepeatedPtrField<v1::GateReport> reports;
+  v1::GateReport* parked = reports.Add();
+  parked->set_ok(true);
+  parked->set_parked_workers(1);
+  parked->set_timestamp_ns(1'000);
+  hub_->gateReports(session_, reports);
+  auto stall = [&] {
+    v1::DebugCommand c;
+    c.mutable_status();
+    run(c);
+    auto a = answer();
+    return a ? a->status().stall() : "no answer";
+  };
+  EXPECT_NE(stall(), "");
+  // Task 2 starts at 2 us, after the report at 1 us: a worker is free.
+  events = {started};
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  EXPECT_EQ(stall(), "");
+}
+
+TEST_F(DebugCommandPolicyTest, TheBlockedListIsCutAndItsTotalSaysHowMany) {
+  std::vector<GraphEvent> events;
+  for (uint64_t id = 100; id < 200; ++id) events.push_back(created(id, "many"));
+  const std::string frame = "frame";
+  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 100; id < 200; ++id) ids.push_back(id);
+  expectSent(block(ids, true));
+
+  v1::DebugCommand c;
+  c.mutable_status();
+  run(c);
+  auto a = answer();
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->status().blocked_size(), 64);
+  EXPECT_EQ(a->status().blocked_total(), 100u);
+  EXPECT_EQ(a->status().ready_total(), 1u);  // task 2
+}
+
 TEST_F(DebugCommandPolicyTest, AttachingTwiceIsRefused) {
   v1::DebugCommand c;
   c.mutable_attach()->set_session_id(session_);
