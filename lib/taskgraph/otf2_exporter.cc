@@ -92,6 +92,34 @@ constexpr OTF2_LocationGroupRef kProcess = 0;
 
 // Without it OTF2 would discard a full chunk instead of writing it out.
 OTF2_FlushType preFlush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+// OTF2 keeps a location's events in memory until its pool (128 MiB per
+// writer by default) is full, which made an export's memory grow with the
+// session. A pool of a few chunks per buffer instead: when it is used up
+// the allocation fails, and OTF2 flushes the buffer to its file (through
+// preFlush), frees the chunks and starts again. (OTF2's file layer copies
+// a flushed buffer once more, so a thread costs about twice its pool.)
+constexpr size_t kChunksPerBuffer = 2;
+struct ChunkPool {
+  std::vector<std::unique_ptr<char[]>> chunks;
+};
+void* allocateChunk(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, uint64_t size) {
+  // OTF2 owns the pool through its opaque pointer until the final free.
+  if (!*per_buffer) *per_buffer = std::make_unique<ChunkPool>().release();
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (pool->chunks.size() >= kChunksPerBuffer) return nullptr;
+  pool->chunks.push_back(std::make_unique_for_overwrite<char[]>(size));
+  return pool->chunks.back().get();
+}
+void freeAllChunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool final) {
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (!pool) return;
+  pool->chunks.clear();
+  if (final) {
+    std::unique_ptr<ChunkPool> owned(pool);
+    *per_buffer = nullptr;
+  }
+}
+const OTF2_MemoryCallbacks kMemoryCallbacks = {allocateChunk, freeAllChunks};
 // No post-flush callback: a BufferFlush record would only mark OTF2's own
 // I/O, which is not the session's time.
 const OTF2_FlushCallbacks kFlushCallbacks = {preFlush, nullptr};
@@ -161,6 +189,10 @@ bool Otf2Exporter::Impl::openArchive(const fs::path& dir, const std::string& nam
   if (OTF2_ErrorCode code = OTF2_Archive_SetFlushCallbacks(archive.get(), &kFlushCallbacks, nullptr);
       code != OTF2_SUCCESS) {
     return fail("cannot set the flush callbacks", code);
+  }
+  if (OTF2_ErrorCode code = OTF2_Archive_SetMemoryCallbacks(archive.get(), &kMemoryCallbacks, nullptr);
+      code != OTF2_SUCCESS) {
+    return fail("cannot set the memory callbacks", code);
   }
   // One process: OTF2's "collectives" are local. This is also where OTF2
   // creates the archive's directories.

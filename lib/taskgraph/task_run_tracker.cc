@@ -30,7 +30,9 @@ void TaskRunTracker::apply(const GraphEvent& e) {
       Open& task = openTask(e.task);
       task.parent = e.parent;
       task.function = intern(e.function);
+      task.created = true;
       ++counts_.tasks;
+      if (task.held) release(task.thread, false);
       break;
     }
     case GraphEvent::Type::kDependence: depend(e); break;
@@ -81,10 +83,30 @@ void TaskRunTracker::cross(Thread& thread, int64_t ns) {
   }
 }
 
-void TaskRunTracker::start(const GraphEvent& e) {
+void TaskRunTracker::release(int32_t thread_id, bool force) {
+  Thread& thread = threads_[thread_id];
+  while (!thread.held.empty()) {
+    const GraphEvent e = thread.held.front();
+    auto it = open_.find(e.task);
+    if (e.type == GraphEvent::Type::kStarted && it != open_.end() && !it->second.created && !force) return;
+    thread.held.pop_front();
+    if (it != open_.end()) it->second.held = false;
+    if (e.type == GraphEvent::Type::kStarted) start(e, true);
+    else finishTask(e, true);
+  }
+}
+
+void TaskRunTracker::start(const GraphEvent& e, bool released) {
   Open& task = openTask(e.task);
-  if (task.started) return;  // resumed after a taskyield: the same run
+  if (task.started || task.held) return;  // resumed after a taskyield: the same run
   Thread& thread = threads_[e.thread];
+  if (!released && (!task.created || !thread.held.empty())) {
+    task.held = true;
+    task.thread = e.thread;
+    thread.held.push_back(e);
+    if (thread.held.size() > kMaxHeld) release(e.thread, true);
+    return;
+  }
   const int64_t ns = std::max(e.timestamp_ns, thread.last_ns);
   thread.last_ns = ns;
   cross(thread, ns);
@@ -95,9 +117,16 @@ void TaskRunTracker::start(const GraphEvent& e) {
   if (thread.crossed && ns <= to_ns_) writeBegin(e.task, task);
 }
 
-void TaskRunTracker::finishTask(const GraphEvent& e) {
+void TaskRunTracker::finishTask(const GraphEvent& e, bool released) {
   auto it = open_.find(e.task);
   if (it == open_.end()) return;  // never started here, or cut already
+  if (!released && (it->second.held || (it->second.started && !threads_[it->second.thread].held.empty()))) {
+    // Behind its own start, or behind events of its thread that wait.
+    Thread& thread = threads_[it->second.thread];
+    thread.held.push_back(e);
+    if (thread.held.size() > kMaxHeld) release(it->second.thread, true);
+    return;
+  }
   if (!it->second.started) {
     open_.erase(it);  // ended without running: no run
     return;
@@ -123,6 +152,7 @@ void TaskRunTracker::finishTask(const GraphEvent& e) {
 }
 
 void TaskRunTracker::finish() {
+  for (auto& [id, thread] : threads_) release(id, true);
   for (auto& [id, thread] : threads_) {
     const int64_t ns = std::max(last_ns_, thread.last_ns);
     cross(thread, ns);

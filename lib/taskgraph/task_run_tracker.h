@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <span>
@@ -33,6 +34,9 @@ namespace nk {
 //   `from` is held back (not written) until its thread's time reaches
 //   `from`, then written with its real start; runs starting after `to` are
 //   left out.
+// - Batches are per app thread, so a task's start (on the worker that ran
+//   it) can arrive before its creation (in its creator's batch): that
+//   worker's events wait until the creation arrives, bounded by kMaxHeld.
 // - Dependences into a task, recorded before it starts, go with its begin
 //   (OTF2 writes them); later ones are dropped.
 // - Flows (Perfetto's arrows): for a dependence whose predecessor is still
@@ -69,7 +73,8 @@ class TaskRunTracker {
     uint32_t function = 0;
     int32_t thread = -1;
     int64_t start_ns = 0;
-    bool started = false, written = false;
+    bool created = false, started = false, written = false;
+    bool held = false;  // its start (and maybe finish) wait in its thread's held events
     std::vector<TaskRunSink::Dependence> dependences;  // until it starts
     std::vector<uint64_t> successors;                  // flows out, until it ends
     std::vector<uint64_t> flows_in;                    // begun flows, until it starts
@@ -78,15 +83,26 @@ class TaskRunTracker {
     std::vector<uint64_t> stack;  // open runs, innermost last
     bool crossed = false;         // its time has reached the window's start
     int64_t last_ns = std::numeric_limits<int64_t>::min();
+    // From a start whose task's creation has not arrived yet (another
+    // thread's batch, shipped later), this thread's starts and finishes
+    // wait, in order, so that the run is written with its name and parent.
+    std::deque<GraphEvent> held;
   };
+  // A creation that never comes (lossy data) must not hold a thread
+  // forever: past this many events it goes on without the name.
+  static constexpr size_t kMaxHeld = 1 << 16;
 
   void apply(const GraphEvent& e);
-  void start(const GraphEvent& e);
-  void finishTask(const GraphEvent& e);
+  // `released`: the event comes out of its thread's held events.
+  void start(const GraphEvent& e, bool released = false);
+  void finishTask(const GraphEvent& e, bool released = false);
   void depend(const GraphEvent& e);
   uint32_t intern(std::string_view function);
   Open& openTask(uint64_t id);
   void cross(Thread& thread, int64_t ns);
+  // Runs the thread's held events up to the next start of a task not yet
+  // created (all of them when `force`).
+  void release(int32_t thread_id, bool force);
   void writeBegin(uint64_t id, Open& task);
   void writeEnd(uint64_t id, Open& task, TaskRunSink::End end);
   TaskRunSink::Run runOf(uint64_t id, const Open& task) const;

@@ -253,6 +253,33 @@ TEST(PerfettoExportTest, AWindowKeepsTheRunsThatOverlapIt) {
   EXPECT_EQ(d.slices[0].task, 1u);
 }
 
+// Batches are per app thread: a worker's batch with a task's start and
+// finish can come before its creator's batch with the creation. The run is
+// still written with its name and parent, and the worker's later runs stay
+// in order behind it.
+TEST(PerfettoExportTest, AStartBeforeItsCreationWaitsForTheName) {
+  Decoded d = exportEvents({
+      {created(1, 0, "root", 100), step(T::kStarted, 1, 110, 0)},
+      // Worker 1: 2 runs (its creation is in thread 0's next batch), then 3.
+      {step(T::kStarted, 2, 200, 1), step(T::kFinished, 2, 250, 1), step(T::kStarted, 3, 260, 1),
+       step(T::kFinished, 3, 270, 1)},
+      {created(2, 1, "child", 150), created(3, 1, "other", 160), step(T::kFinished, 1, 300, 0)},
+  });
+  ASSERT_TRUE(d.problems.empty()) << d.problems.front();
+  ASSERT_EQ(d.slices.size(), 3u);
+  EXPECT_EQ(sliceOf(d, 2)->name, "child");
+  EXPECT_EQ(sliceOf(d, 2)->parent, 1u);
+  EXPECT_EQ(sliceOf(d, 2)->start, 200u);
+  EXPECT_EQ(sliceOf(d, 2)->end, 250u);
+  EXPECT_EQ(sliceOf(d, 3)->name, "other");
+  EXPECT_EQ(sliceOf(d, 3)->start, 260u);
+  // A creation that never comes: the run is written at the end, unnamed.
+  d = exportEvents({{step(T::kStarted, 9, 100, 0), step(T::kFinished, 9, 200, 0)}});
+  ASSERT_EQ(d.slices.size(), 1u);
+  EXPECT_EQ(d.slices[0].name, "task");
+  EXPECT_EQ(d.slices[0].end, 200u);
+}
+
 TEST(PerfettoExportTest, MemoryFollowsOpenTasksNotTheSessionsLength) {
   // A chain of 100,000 tasks on two threads, each created just before it
   // runs and depending on the one before.
