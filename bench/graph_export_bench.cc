@@ -10,6 +10,9 @@
 //   graph_export_bench [TASKS]   (TASKS: only that size)
 //   graph_export_bench --write-recording PATH TASKS   (only the recording)
 // The CLI is $NK_CLI, else ../cli/nodekeeper next to this program.
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,10 +23,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "nodekeeper/v1/tasks.pb.h"
+#include "perfetto/perfetto_trace.pb.h"
 #include "taskgraph/recording_writer.h"
 #include "testlib/temp_dir.h"
 #include "wire/task_event_record.h"
@@ -62,15 +68,6 @@ bool writeRecording(const fs::path& path, uint64_t tasks) {
   v1::TaskEventBatch batch;
   std::string wire;
   for (uint64_t first = 1; first <= tasks; first += kPerFrame) {
-    batch.Clear();
-    batch.set_session_id(1);
-    if (first == 1) {
-      for (uint64_t k = 0; k < 4; ++k) {
-        auto* f = batch.add_functions();
-        f->set_key(k + 1);
-        f->set_name(functions[k]);
-      }
-    }
     const uint64_t last = std::min(tasks, first + kPerFrame - 1);
     std::string creator, workers[kWorkers];
     for (uint64_t i = first; i <= last; ++i) {
@@ -81,20 +78,33 @@ bool writeRecording(const fs::path& path, uint64_t tasks) {
       add(w, TaskEventType::kStarted, at + 200, slot | i, i % kWorkers);
       add(w, TaskEventType::kFinished, at + 390, slot | i);
     }
-    auto* p = batch.add_packed();
-    p->set_thread(kWorkers);
-    p->set_records(creator);
-    for (int t = 0; t < kWorkers; ++t) {
-      p = batch.add_packed();
-      p->set_thread(static_cast<uint32_t>(t));
-      p->set_records(workers[t]);
-    }
-    wire.clear();
-    batch.SerializeToString(&wire);
-    if (nk::Status s = writer->append(std::as_bytes(std::span(wire.data(), wire.size()))); !s) {
-      std::fprintf(stderr, "%s\n", s.error().message.c_str());
-      return false;
-    }
+    // One frame per thread's chunk, as the app ships them (a batch per
+    // thread per round, in slot order): the workers' frames, with starts of
+    // tasks whose creations are in the creator's frame after them.
+    auto append = [&](uint32_t thread, const std::string& records, bool with_functions) -> bool {
+      batch.Clear();
+      batch.set_session_id(1);
+      if (with_functions) {
+        for (uint64_t k = 0; k < 4; ++k) {
+          auto* f = batch.add_functions();
+          f->set_key(k + 1);
+          f->set_name(functions[k]);
+        }
+      }
+      auto* p = batch.add_packed();
+      p->set_thread(thread);
+      p->set_records(records);
+      wire.clear();
+      batch.SerializeToString(&wire);
+      if (nk::Status s = writer->append(std::as_bytes(std::span(wire.data(), wire.size()))); !s) {
+        std::fprintf(stderr, "%s\n", s.error().message.c_str());
+        return false;
+      }
+      return true;
+    };
+    for (int t = 0; t < kWorkers; ++t)
+      if (!append(static_cast<uint32_t>(t), workers[t], false)) return false;
+    if (!append(kWorkers, creator, first == 1)) return false;
   }
   return true;
 }
@@ -125,6 +135,49 @@ Run runCli(const std::string& cli, const std::vector<std::string>& args) {
   run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   run.peak_rss_kb = usage.ru_maxrss;
   return run;
+}
+
+// The Perfetto trace read back packet by packet with the trace proto:
+// slices (a begin matched with an end) and how many tasks have exactly one.
+struct Decoded {
+  bool ok = false;
+  uint64_t begins = 0, ends = 0, tasks_with_one_slice = 0;
+};
+
+Decoded decodePerfetto(const fs::path& path, uint64_t tasks) {
+  Decoded d;
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return d;
+  google::protobuf::io::FileInputStream file(fd);
+  file.SetCloseOnDelete(true);
+  google::protobuf::io::CodedInputStream in(&file);
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  perfetto::protos::TracePacket packet;
+  std::vector<uint8_t> slices(tasks + 1, 0);
+  std::map<uint64_t, std::string> annotation_names;
+  uint64_t task_iid = 0;
+  for (uint32_t tag; (tag = in.ReadTag()) != 0;) {
+    uint32_t size = 0;
+    if (tag != 0x0a || !in.ReadVarint32(&size)) return d;
+    auto limit = in.PushLimit(static_cast<int>(size));
+    if (!packet.ParseFromCodedStream(&in)) return d;
+    in.PopLimit(limit);
+    for (const auto& n : packet.interned_data().debug_annotation_names())
+      if (n.name() == "task") task_iid = n.iid();
+    if (!packet.has_track_event()) continue;
+    const auto& e = packet.track_event();
+    if (e.type() == perfetto::protos::TrackEvent::TYPE_SLICE_END) ++d.ends;
+    if (e.type() != perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN) continue;
+    ++d.begins;
+    for (const auto& a : e.debug_annotations()) {
+      if (a.name_iid() != task_iid) continue;
+      const uint64_t serial = a.uint_value() & ((uint64_t{1} << 40) - 1);
+      if (serial <= tasks && slices[serial] < 2) ++slices[serial];
+    }
+  }
+  for (uint64_t i = 1; i <= tasks; ++i) d.tasks_with_one_slice += slices[i] == 1;
+  d.ok = true;
+  return d;
 }
 
 uint64_t sizeOf(const fs::path& p) {
@@ -180,6 +233,13 @@ int main(int argc, char** argv) {
                   static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / n,
                   static_cast<double>(r.peak_rss_kb) / 1024, ratio);
       std::fflush(stdout);
+      if (std::strcmp(format, "perfetto") == 0) {
+        Decoded d = decodePerfetto(out, n);
+        std::printf("%-9" PRIu64 " %-9s decoded with the trace proto: %" PRIu64 " SLICE_BEGIN, %" PRIu64
+                    " SLICE_END, %" PRIu64 " of %" PRIu64 " tasks with exactly one slice%s\n",
+                    n, "", d.begins, d.ends, d.tasks_with_one_slice, n, d.ok ? "" : " (DECODE FAILED)");
+        if (!d.ok || d.tasks_with_one_slice != n || d.begins != n || d.ends != n) ++failures;
+      }
       std::error_code ec;
       fs::remove_all(out, ec);
     }

@@ -147,8 +147,8 @@ struct Otf2Exporter::Impl {
   };
   std::map<int32_t, Location> locations;  // by thread; few threads
   std::vector<std::string> names{""};     // by function index
-  std::optional<int64_t> origin;
-  int64_t first_ns = 0;
+  std::optional<int64_t> origin;  // graph export: times from the first Enter
+  std::optional<int64_t> first_enter;
 
   ~Impl() {
     // Closed now, and the capture after: OTF2's complaints while closing
@@ -172,8 +172,8 @@ struct Otf2Exporter::Impl {
     return false;
   }
   OTF2_TimeStamp time(int64_t ns) const {
-    // Before the origin only when threads' stamps disagree: held at 0.
-    return ns <= *origin ? 0 : static_cast<OTF2_TimeStamp>(ns - *origin);
+    const int64_t from = origin.value_or(0);
+    return ns <= from ? 0 : static_cast<OTF2_TimeStamp>(ns - from);
   }
   OTF2_EvtWriter* writerOf(int32_t thread);
   bool openArchive(const fs::path& dir, const std::string& name);
@@ -251,7 +251,12 @@ bool Otf2Exporter::Impl::writeDefinitions(int64_t last_ns,
     return next_string++;
   };
 
-  keep(OTF2_GlobalDefWriter_WriteClockProperties(defs, 1'000'000'000, 0, time(last_ns), OTF2_UNDEFINED_TIMESTAMP));
+  // Streamed, the events keep the runtime's stamps (the first Enter is not
+  // known until the end) and the global offset marks where the trace begins.
+  const OTF2_TimeStamp offset = origin ? 0 : time(first_enter.value_or(last_ns));
+  keep(OTF2_GlobalDefWriter_WriteClockProperties(defs, 1'000'000'000, offset,
+                                                 time(std::max(last_ns, first_enter.value_or(last_ns))) - offset,
+                                                 OTF2_UNDEFINED_TIMESTAMP));
   OTF2_StringRef empty = string("");
   for (OTF2_RegionRef region = 0; region < names.size(); ++region) {
     OTF2_StringRef name = string(names[region].empty() ? "task" : names[region]);
@@ -345,9 +350,7 @@ Result<std::unique_ptr<Otf2Exporter>> Otf2Exporter::open(const fs::path& archive
 
 void Otf2Exporter::setOrigin(int64_t ns) { impl_->origin = ns; }
 
-void Otf2Exporter::sessionStart(int64_t ns) {
-  if (!impl_->origin) impl_->origin = ns;
-}
+void Otf2Exporter::sessionStart(int64_t) {}
 
 void Otf2Exporter::nameFunction(uint32_t function, std::string_view name) {
   if (function >= impl_->names.size()) impl_->names.resize(function + 1);
@@ -361,6 +364,7 @@ void Otf2Exporter::begin(const Run& run, std::span<const Dependence> dependences
   if (!writer) return;
   OTF2_AttributeList* attributes = d.attributes.get();
   const OTF2_TimeStamp at = d.time(run.start_ns);
+  d.first_enter = std::min(d.first_enter.value_or(run.start_ns), run.start_ns);
   const OTF2_RegionRef region = run.function < d.names.size() ? run.function : 0;
   // The attribute list empties itself with each event written.
   if (OTF2_AttributeList_AddUint64(attributes, kTaskAttr, run.task) != OTF2_SUCCESS ||
@@ -407,7 +411,6 @@ void Otf2Exporter::end(const Run& run, const End& end, std::span<const uint64_t>
 
 Status Otf2Exporter::close(int64_t last_ns) {
   Impl& d = *impl_;
-  if (!d.origin) d.origin = last_ns;
   // OTF2's readers reject an archive without locations.
   if (d.error.empty() && d.locations.empty())
     d.fail("no task of the session has run yet, and an archive needs at least one thread");

@@ -38,10 +38,12 @@ namespace nk {
 //    Enter, inside its region, with attributes "address" and "kind"
 //    (tasks.proto's DependenceKind). Dependences into tasks that never ran
 //    are only in the DOT export.
-// Timestamps are nanoseconds (timer resolution 1 ns) from an origin: the
-// session's first recorded event when streamed, the first Enter when a
-// graph is written (write()); the realtime anchor is left undefined, since
-// the runtimes' clocks are steady clocks with no wall-clock origin.
+// Timestamps are nanoseconds (timer resolution 1 ns). Streamed, they are
+// the runtime's own, and the clock properties' global offset is the first
+// Enter (which is known only at the end); a graph written whole (write())
+// has them relative to its first Enter. The realtime anchor is left
+// undefined, since the runtimes' clocks are steady clocks with no
+// wall-clock origin.
 //
 // Registers a process-wide OTF2 error callback on first use (OTF2 reports
 // causes, such as errno, and failures to write the anchor file at close,
@@ -60,7 +62,7 @@ class Otf2Exporter final : public TaskRunSink {
   Otf2Exporter(const Otf2Exporter&) = delete;
   Otf2Exporter& operator=(const Otf2Exporter&) = delete;
 
-  // Times from `ns` instead of the session's start (before any event).
+  // Times relative to `ns` (before any event) instead of the runtime's.
   void setOrigin(int64_t ns);
 
   void sessionStart(int64_t ns) override;

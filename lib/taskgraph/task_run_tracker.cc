@@ -19,7 +19,9 @@ void TaskRunTracker::apply(std::span<const GraphEvent> events) {
     if (window_.to_ns) to_ns_ = first + *window_.to_ns;
     sink_.sessionStart(first);
   }
+  created_in_batch_ = false;
   for (const GraphEvent& e : events) apply(e);
+  if (created_in_batch_) releaseReady();
 }
 
 void TaskRunTracker::apply(const GraphEvent& e) {
@@ -32,7 +34,7 @@ void TaskRunTracker::apply(const GraphEvent& e) {
       task.function = intern(e.function);
       task.created = true;
       ++counts_.tasks;
-      if (task.held) release(task.thread, false);
+      created_in_batch_ = created_in_batch_ || task.held;
       break;
     }
     case GraphEvent::Type::kDependence: depend(e); break;
@@ -83,12 +85,35 @@ void TaskRunTracker::cross(Thread& thread, int64_t ns) {
   }
 }
 
+bool TaskRunTracker::releasable(const GraphEvent& e) const {
+  if (e.type != GraphEvent::Type::kStarted) return true;
+  auto it = open_.find(e.task);
+  return it == open_.end() || it->second.created;
+}
+
+void TaskRunTracker::releaseReady() {
+  for (;;) {
+    Thread* next = nullptr;
+    for (auto& [id, thread] : threads_) {
+      if (thread.held.empty() || !releasable(thread.held.front())) continue;
+      if (!next || thread.held.front().timestamp_ns < next->held.front().timestamp_ns) next = &thread;
+    }
+    if (!next) return;
+    const GraphEvent e = next->held.front();
+    next->held.pop_front();
+    auto it = open_.find(e.task);
+    if (it != open_.end()) it->second.held = false;
+    if (e.type == GraphEvent::Type::kStarted) start(e, true);
+    else finishTask(e, true);
+  }
+}
+
 void TaskRunTracker::release(int32_t thread_id, bool force) {
   Thread& thread = threads_[thread_id];
   while (!thread.held.empty()) {
     const GraphEvent e = thread.held.front();
     auto it = open_.find(e.task);
-    if (e.type == GraphEvent::Type::kStarted && it != open_.end() && !it->second.created && !force) return;
+    if (!force && !releasable(e)) return;
     thread.held.pop_front();
     if (it != open_.end()) it->second.held = false;
     if (e.type == GraphEvent::Type::kStarted) start(e, true);

@@ -36,7 +36,8 @@ namespace nk {
 //   left out.
 // - Batches are per app thread, so a task's start (on the worker that ran
 //   it) can arrive before its creation (in its creator's batch): that
-//   worker's events wait until the creation arrives, bounded by kMaxHeld.
+//   worker's events wait until the creation arrives (and the rest of its
+//   batch, which holds the task's dependences), bounded by kMaxHeld.
 // - Dependences into a task, recorded before it starts, go with its begin
 //   (OTF2 writes them); later ones are dropped.
 // - Flows (Perfetto's arrows): for a dependence whose predecessor is still
@@ -100,9 +101,14 @@ class TaskRunTracker {
   uint32_t intern(std::string_view function);
   Open& openTask(uint64_t id);
   void cross(Thread& thread, int64_t ns);
-  // Runs the thread's held events up to the next start of a task not yet
-  // created (all of them when `force`).
+  // Runs the thread's held events (all of them when `force`, else up to
+  // the next start of a task not yet created).
   void release(int32_t thread_id, bool force);
+  // After a batch with creations: the held events that may go now, across
+  // threads in time order, so that a predecessor's end comes before its
+  // successor's begin and the arrow between them is kept.
+  void releaseReady();
+  bool releasable(const GraphEvent& e) const;
   void writeBegin(uint64_t id, Open& task);
   void writeEnd(uint64_t id, Open& task, TaskRunSink::End end);
   TaskRunSink::Run runOf(uint64_t id, const Open& task) const;
@@ -118,6 +124,7 @@ class TaskRunTracker {
   std::string last_function_;
   uint32_t last_index_ = 0;
   uint64_t next_flow_ = 0;
+  bool created_in_batch_ = false;
   std::vector<uint64_t> flows_out_;  // scratch
   Counts counts_;
 };

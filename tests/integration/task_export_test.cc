@@ -175,6 +175,22 @@ TEST_F(TaskExportTest, PerfettoTraceHasOneSlicePerTaskRunFromTheFileAndTheDaemon
   exported = exportTo(std::to_string(list[0].session_id()), from_daemon, {"--format", "perfetto"});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   expectOneSlicePerRun(graph, decode(from_daemon));
+
+  // OTF2, streamed the same way: an Enter and a Leave per run.
+  const auto archive = dir_ / "otf2";
+  exported = exportTo(recordings().at(0).string(), archive, {"--format", "otf2"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  ProcessResult print = runProgram({"/usr/bin/otf2-print", (archive / "traces.otf2").string()});
+  ASSERT_EQ(print.exit_code, 0) << print.err;
+  size_t enters = 0, leaves = 0, ran = 0;
+  std::istringstream lines(print.out);
+  for (std::string line; std::getline(lines, line);) {
+    enters += line.rfind("ENTER", 0) == 0;
+    leaves += line.rfind("LEAVE", 0) == 0;
+  }
+  for (const TaskGraph::Task& t : graph.tasks()) ran += t.started_ns > 0;
+  EXPECT_EQ(enters, ran);
+  EXPECT_EQ(leaves, ran);
 }
 
 TEST_F(TaskExportTest, DependencesBecomeFlowsThatEndWhereTheyBegan) {

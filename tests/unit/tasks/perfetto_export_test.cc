@@ -263,7 +263,8 @@ TEST(PerfettoExportTest, AStartBeforeItsCreationWaitsForTheName) {
       // Worker 1: 2 runs (its creation is in thread 0's next batch), then 3.
       {step(T::kStarted, 2, 200, 1), step(T::kFinished, 2, 250, 1), step(T::kStarted, 3, 260, 1),
        step(T::kFinished, 3, 270, 1)},
-      {created(2, 1, "child", 150), created(3, 1, "other", 160), step(T::kFinished, 1, 300, 0)},
+      {created(2, 1, "child", 150), created(3, 1, "other", 160), dependence(2, 3, 161),
+       step(T::kFinished, 1, 300, 0)},
   });
   ASSERT_TRUE(d.problems.empty()) << d.problems.front();
   ASSERT_EQ(d.slices.size(), 3u);
@@ -273,6 +274,10 @@ TEST(PerfettoExportTest, AStartBeforeItsCreationWaitsForTheName) {
   EXPECT_EQ(sliceOf(d, 2)->end, 250u);
   EXPECT_EQ(sliceOf(d, 3)->name, "other");
   EXPECT_EQ(sliceOf(d, 3)->start, 260u);
+  // The dependence came after the creation, in the same batch: the held
+  // runs wait for the batch's end, so 2's end still has 3 ahead of it.
+  ASSERT_EQ(sliceOf(d, 2)->flows_out.size(), 1u);
+  EXPECT_EQ(sliceOf(d, 3)->flows_in, sliceOf(d, 2)->flows_out);
   // A creation that never comes: the run is written at the end, unnamed.
   d = exportEvents({{step(T::kStarted, 9, 100, 0), step(T::kFinished, 9, 200, 0)}});
   ASSERT_EQ(d.slices.size(), 1u);
