@@ -345,7 +345,7 @@ Result<std::unique_ptr<Otf2Exporter>> Otf2Exporter::open(const fs::path& archive
     if (impl->otf2.code == OTF2_ERROR_EEXIST) impl->parts.clear();
     return internalError(error);
   }
-  return std::unique_ptr<Otf2Exporter>(new Otf2Exporter(std::move(impl)));
+  return std::make_unique<Otf2Exporter>(std::move(impl));
 }
 
 void Otf2Exporter::setOrigin(int64_t ns) { impl_->origin = ns; }

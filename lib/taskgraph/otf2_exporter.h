@@ -81,9 +81,11 @@ class Otf2Exporter final : public TaskRunSink {
   static bool write(const TaskGraph& graph, const std::filesystem::path& archive_dir, std::string_view archive_name,
                     std::string* error);
 
- private:
+  // Only open() can make an Impl.
   struct Impl;
   explicit Otf2Exporter(std::unique_ptr<Impl> impl);
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

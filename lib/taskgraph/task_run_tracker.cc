@@ -161,7 +161,10 @@ void TaskRunTracker::finishTask(const GraphEvent& e, bool released) {
   thread.last_ns = ns;
   cross(thread, ns);
   auto at = std::find(thread.stack.rbegin(), thread.stack.rend(), e.task);
-  if (at == thread.stack.rend()) return;  // cannot happen: an open started task is on its stack
+  if (at == thread.stack.rend()) {  // cannot happen: an open started task is on its stack
+    open_.erase(it);
+    return;
+  }
   // The runs it encloses cannot outlive it on this thread.
   while (thread.stack.back() != e.task) {
     const uint64_t inner = thread.stack.back();
