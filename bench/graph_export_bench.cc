@@ -1,108 +1,250 @@
-// The exports' goal: a graph of 1 million tasks exported to Perfetto in
-// under 10 s, and to OTF2 likewise. Builds the graph from events as a
-// session would (create, dependence on the previous task, start, finish on
-// one of 12 threads), then exports it to Perfetto JSON, DOT and an OTF2
-// archive in /tmp, side by side in one run, and reports the graph's memory
-// per task (goal: under 200 bytes).
+// The exports' goal: a session of 1 million tasks exported in under 10 s
+// per format, with the CLI's memory flat for the streamed ones. Writes
+// synthetic recordings of 250k, 500k and 1M tasks in the daemon's format
+// (RecordingWriter frames of packed TaskEventBatches, as PublishStream
+// records them: one thread creates the tasks, each depending on the one
+// before, four workers run them), then runs `nodekeeper export FILE` for
+// each format as its own process and reports its wall time, output size
+// and peak RSS (wait4's ru_maxrss), side by side in one table.
 //
-//   graph_export_bench [TASKS]
+//   graph_export_bench [TASKS]   (TASKS: only that size)
+//   graph_export_bench --write-recording PATH TASKS   (only the recording)
+// The CLI is $NK_CLI, else ../cli/nodekeeper next to this program.
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <limits>
+#include <map>
 #include <string>
+#include <vector>
 
-#include "taskgraph/graph_exporter.h"
-#include "taskgraph/otf2_exporter.h"
-#include "taskgraph/task_graph.h"
+#include "nodekeeper/v1/tasks.pb.h"
+#include "perfetto/perfetto_trace.pb.h"
+#include "taskgraph/recording_writer.h"
 #include "testlib/temp_dir.h"
+#include "wire/task_event_record.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = nodekeeper::v1;
+using nk::wire::TaskEventRecord;
+using nk::wire::TaskEventType;
+
+constexpr int kWorkers = 4;
+constexpr uint64_t kPerFrame = 1024;
+
+void add(std::string& records, TaskEventType type, uint64_t ts, uint64_t task, uint64_t a = 0, uint64_t b = 0,
+         uint64_t c = 0) {
+  TaskEventRecord r{};
+  r.type = type;
+  r.timestamp_ns = ts;
+  r.task_id = task;
+  r.a = a;
+  r.b = b;
+  r.c = c;
+  records.append(reinterpret_cast<const char*>(&r), sizeof r);
+}
+
+bool writeRecording(const fs::path& path, uint64_t tasks) {
+  auto writer = nk::RecordingWriter::create(path);
+  if (!writer) {
+    std::fprintf(stderr, "%s\n", writer.error().message.c_str());
+    return false;
+  }
+  const char* functions[] = {"cholesky_potrf", "cholesky_trsm", "cholesky_syrk", "cholesky_gemm"};
+  const uint64_t slot = uint64_t{1} << 40;  // ids as libnodekeeper makes them
+  const uint64_t t0 = 1'000'000'000'000;
+  v1::TaskEventBatch batch;
+  std::string wire;
+  for (uint64_t first = 1; first <= tasks; first += kPerFrame) {
+    const uint64_t last = std::min(tasks, first + kPerFrame - 1);
+    std::string creator, workers[kWorkers];
+    for (uint64_t i = first; i <= last; ++i) {
+      const uint64_t at = t0 + i * 400;
+      add(creator, TaskEventType::kCreated, at, slot | i, 0, 1 + i % 4);
+      if (i > 1) add(creator, TaskEventType::kDependence, at + 1, slot | i, slot | (i - 1), 0x7f0000000000 + (i % 64) * 4096, 3);
+      std::string& w = workers[i % kWorkers];
+      add(w, TaskEventType::kStarted, at + 200, slot | i, i % kWorkers);
+      add(w, TaskEventType::kFinished, at + 390, slot | i);
+    }
+    // One frame per thread's chunk, as the app ships them (a batch per
+    // thread per round, in slot order): the workers' frames, with starts of
+    // tasks whose creations are in the creator's frame after them.
+    auto append = [&](uint32_t thread, const std::string& records, bool with_functions) -> bool {
+      batch.Clear();
+      batch.set_session_id(1);
+      if (with_functions) {
+        for (uint64_t k = 0; k < 4; ++k) {
+          auto* f = batch.add_functions();
+          f->set_key(k + 1);
+          f->set_name(functions[k]);
+        }
+      }
+      auto* p = batch.add_packed();
+      p->set_thread(thread);
+      p->set_records(records);
+      wire.clear();
+      batch.SerializeToString(&wire);
+      if (nk::Status s = writer->append(std::as_bytes(std::span(wire.data(), wire.size()))); !s) {
+        std::fprintf(stderr, "%s\n", s.error().message.c_str());
+        return false;
+      }
+      return true;
+    };
+    for (int t = 0; t < kWorkers; ++t)
+      if (!append(static_cast<uint32_t>(t), workers[t], false)) return false;
+    if (!append(kWorkers, creator, first == 1)) return false;
+  }
+  return true;
+}
+
+struct Run {
+  bool ok = false;
+  double seconds = 0;
+  long peak_rss_kb = 0;
+};
+
+Run runCli(const std::string& cli, const std::vector<std::string>& args) {
+  Run run;
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(cli.c_str()));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    if (!std::getenv("NK_BENCH_VERBOSE")) std::freopen("/dev/null", "w", stderr);
+    execv(cli.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return run;
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  run.peak_rss_kb = usage.ru_maxrss;
+  return run;
+}
+
+// The Perfetto trace read back packet by packet with the trace proto:
+// slices (a begin matched with an end) and how many tasks have exactly one.
+struct Decoded {
+  bool ok = false;
+  uint64_t begins = 0, ends = 0, tasks_with_one_slice = 0;
+};
+
+Decoded decodePerfetto(const fs::path& path, uint64_t tasks) {
+  Decoded d;
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return d;
+  google::protobuf::io::FileInputStream file(fd);
+  file.SetCloseOnDelete(true);
+  google::protobuf::io::CodedInputStream in(&file);
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  perfetto::protos::TracePacket packet;
+  std::vector<uint8_t> slices(tasks + 1, 0);
+  std::map<uint64_t, std::string> annotation_names;
+  uint64_t task_iid = 0;
+  for (uint32_t tag; (tag = in.ReadTag()) != 0;) {
+    uint32_t size = 0;
+    if (tag != 0x0a || !in.ReadVarint32(&size)) return d;
+    auto limit = in.PushLimit(static_cast<int>(size));
+    if (!packet.ParseFromCodedStream(&in)) return d;
+    in.PopLimit(limit);
+    for (const auto& n : packet.interned_data().debug_annotation_names())
+      if (n.name() == "task") task_iid = n.iid();
+    if (!packet.has_track_event()) continue;
+    const auto& e = packet.track_event();
+    if (e.type() == perfetto::protos::TrackEvent::TYPE_SLICE_END) ++d.ends;
+    if (e.type() != perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN) continue;
+    ++d.begins;
+    for (const auto& a : e.debug_annotations()) {
+      if (a.name_iid() != task_iid) continue;
+      const uint64_t serial = a.uint_value() & ((uint64_t{1} << 40) - 1);
+      if (serial <= tasks && slices[serial] < 2) ++slices[serial];
+    }
+  }
+  for (uint64_t i = 1; i <= tasks; ++i) d.tasks_with_one_slice += slices[i] == 1;
+  d.ok = true;
+  return d;
+}
+
+uint64_t sizeOf(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_regular_file(p, ec)) return fs::file_size(p, ec);
+  uint64_t total = 0;
+  for (auto it = fs::recursive_directory_iterator(p, ec); it != fs::recursive_directory_iterator(); ++it)
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  return total;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  using Clock = std::chrono::steady_clock;
-  const uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
-  auto seconds = [](Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); };
-
-  auto t0 = Clock::now();
-  nk::TaskGraph graph;
-  const char* functions[] = {"cholesky_potrf", "cholesky_trsm", "cholesky_syrk", "cholesky_gemm"};
-  for (uint64_t i = 1; i <= n; ++i) {
-    nk::GraphEvent e;
-    e.type = nk::GraphEvent::Type::kCreated;
-    e.task = i;
-    e.function = functions[i % 4];
-    e.timestamp_ns = static_cast<int64_t>(i * 100);
-    graph.apply(e);
-    if (i > 1) {
-      nk::GraphEvent d;
-      d.type = nk::GraphEvent::Type::kDependence;
-      d.from = i - 1;
-      d.task = i;
-      d.address = 0x7f0000000000 + (i % 64) * 4096;
-      graph.apply(d);
-    }
-    nk::GraphEvent s;
-    s.type = nk::GraphEvent::Type::kStarted;
-    s.task = i;
-    s.thread = static_cast<int32_t>(i % 12);
-    s.timestamp_ns = static_cast<int64_t>(i * 100 + 10);
-    graph.apply(s);
-    s.type = nk::GraphEvent::Type::kFinished;
-    s.timestamp_ns = static_cast<int64_t>(i * 100 + 90);
-    graph.apply(s);
-  }
-  double build_s = seconds(t0);
-
-  // A directory of this run's own: two runs at once must not clear each other's archive.
-  const nk::test::TempDir scratch("graph-export-bench");
-  const std::filesystem::path& path = scratch.path();
-  auto perfetto = path / "nk-graph-export-bench.json";
-  auto dot = path / "nk-graph-export-bench.dot";
-  t0 = Clock::now();
-  {
-    std::ofstream out(perfetto);
-    nk::GraphExporter::perfettoJson(graph, out);
-  }
-  double perfetto_s = seconds(t0);
-  t0 = Clock::now();
-  {
-    std::ofstream out(dot);
-    nk::GraphExporter::dot(graph, out);
-  }
-  double dot_s = seconds(t0);
-  const std::string otf2_name = "nk-graph-export-bench";
-  const std::filesystem::path otf2_parts[] = {path / (otf2_name + ".otf2"), path / (otf2_name + ".def"),
-                                              path / otf2_name};
-  t0 = Clock::now();
-  std::string otf2_error;
-  bool otf2_ok = nk::Otf2Exporter::write(graph, path, otf2_name, &otf2_error);
-  double otf2_s = seconds(t0);
-  if (!otf2_ok) {
-    std::fprintf(stderr, "%s\n", otf2_error.c_str());
+  if (argc == 4 && std::strcmp(argv[1], "--write-recording") == 0)
+    return writeRecording(argv[2], std::strtoull(argv[3], nullptr, 10)) ? 0 : 1;
+  std::vector<uint64_t> sizes = {250'000, 500'000, 1'000'000};
+  if (argc > 1) sizes = {std::strtoull(argv[1], nullptr, 10)};
+  std::string cli = std::getenv("NK_CLI") ? std::getenv("NK_CLI") : "";
+  if (cli.empty()) cli = (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "cli" / "nodekeeper").string();
+  if (access(cli.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "graph_export_bench: no CLI at %s (set NK_CLI)\n", cli.c_str());
     return 1;
   }
-  uintmax_t otf2_bytes = 0;
-  for (const auto& part : otf2_parts) {
-    if (std::filesystem::is_directory(part)) {
-      for (const auto& f : std::filesystem::recursive_directory_iterator(part)) {
-        if (f.is_regular_file()) otf2_bytes += f.file_size();
+  // A directory of this run's own: two runs at once must not clear each other's files.
+  const nk::test::TempDir scratch("graph-export-bench");
+  std::printf("graph_export_bench: `nodekeeper export` of a synthetic recording (goal: under 10 s per format at 1M "
+              "tasks, streamed formats' memory flat)\n");
+  std::printf("%-9s %-9s %9s %9s %10s %10s %12s\n", "tasks", "format", "seconds", "out MB", "bytes/task", "peak RSS MB",
+              "vs perfetto");
+  int failures = 0;
+  for (uint64_t n : sizes) {
+    const fs::path recording = scratch.path() / ("session-" + std::to_string(n) + ".nkrec");
+    auto t0 = std::chrono::steady_clock::now();
+    if (!writeRecording(recording, n)) return 1;
+    std::printf("%-9" PRIu64 " %-9s %9.2f %9.1f %10.1f %10s %12s\n", n, "(record)",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                static_cast<double>(sizeOf(recording)) / 1e6, static_cast<double>(sizeOf(recording)) / n, "", "");
+    double perfetto_s = 0;
+    for (const char* format : {"perfetto", "otf2", "json", "dot"}) {
+      const fs::path out = scratch.path() / (std::string("out-") + format);
+      Run r = runCli(cli, {"export", recording.string(), "--format", format, "--out", out.string()});
+      if (!r.ok) {
+        std::printf("%-9" PRIu64 " %-9s FAILED (rerun with NK_BENCH_VERBOSE=1)\n", n, format);
+        ++failures;
+        continue;
       }
-    } else {
-      otf2_bytes += std::filesystem::file_size(part);
+      if (std::strcmp(format, "perfetto") == 0) perfetto_s = r.seconds;
+      const uint64_t bytes = sizeOf(out);
+      char ratio[32] = "";
+      if (perfetto_s > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.seconds / perfetto_s);
+      std::printf("%-9" PRIu64 " %-9s %9.2f %9.1f %10.1f %10.1f %12s\n", n, format, r.seconds,
+                  static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / n,
+                  static_cast<double>(r.peak_rss_kb) / 1024, ratio);
+      std::fflush(stdout);
+      if (std::strcmp(format, "perfetto") == 0) {
+        Decoded d = decodePerfetto(out, n);
+        std::printf("%-9" PRIu64 " %-9s decoded with the trace proto: %" PRIu64 " SLICE_BEGIN, %" PRIu64
+                    " SLICE_END, %" PRIu64 " of %" PRIu64 " tasks with exactly one slice%s\n",
+                    n, "", d.begins, d.ends, d.tasks_with_one_slice, n, d.ok ? "" : " (DECODE FAILED)");
+        if (!d.ok || d.tasks_with_one_slice != n || d.begins != n || d.ends != n) ++failures;
+      }
+      std::error_code ec;
+      fs::remove_all(out, ec);
     }
+    std::error_code ec;
+    fs::remove(recording, ec);
   }
-  auto perfetto_mb = std::filesystem::file_size(perfetto) / 1e6;
-  auto dot_mb = std::filesystem::file_size(dot) / 1e6;
-  auto otf2_mb = static_cast<double>(otf2_bytes) / 1e6;
-
-  std::printf("graph of %llu tasks, %zu edges (4M events applied)\n", static_cast<unsigned long long>(n),
-              graph.edges().size());
-  std::printf("%-24s %10s %10s %10s\n", "step", "seconds", "MB", "vs 10 s");
-  std::printf("%-24s %10.2f %10s %10s\n", "apply events", build_s, "-", "-");
-  std::printf("%-24s %10.2f %10.1f %10.3f\n", "export Perfetto JSON", perfetto_s, perfetto_mb, perfetto_s / 10);
-  std::printf("%-24s %10.2f %10.1f %10.3f\n", "export DOT", dot_s, dot_mb, dot_s / 10);
-  std::printf("%-24s %10.2f %10.1f %10.3f\n", "export OTF2", otf2_s, otf2_mb, otf2_s / 10);
-  std::printf("graph memory: %.0f bytes per task (goal under 200)\n",
-              static_cast<double>(graph.approximateBytes()) / static_cast<double>(n));
-  return 0;
+  return failures == 0 ? 0 : 1;
 }

@@ -29,7 +29,7 @@ fi
 for b in event_ring_bench task_capture_bench recording_bench graph_export_bench code_symbolizer_bench; do
   if [[ -x "$build/bench/$b" ]]; then
     echo
-    "$build/bench/$b"
+    NK_CLI="$build/cli/nodekeeper" "$build/bench/$b"
   fi
 done
 if [[ -x "$build/bench/task_events_bench" && -x "$build/bench/task_events_program" ]]; then

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -43,7 +44,11 @@
 #include "cli/tasks_client.h"
 #include "cli/tasks_formatter.h"
 #include "taskgraph/graph_exporter.h"
+#include "taskgraph/export_window.h"
 #include "taskgraph/otf2_exporter.h"
+#include "taskgraph/perfetto_trace_writer.h"
+#include "taskgraph/task_event_translator.h"
+#include "taskgraph/task_run_tracker.h"
 #include "taskgraph/task_graph.h"
 
 #ifndef NK_VERSION
@@ -443,44 +448,130 @@ int CommandRunner::writeOutput(std::string_view command, const std::string& path
   return 0;
 }
 
+Result<std::string> CommandRunner::recordedEvents(const Invocation& invocation, TasksClient& client,
+                                                  std::string_view command, std::string* label,
+                                                  const std::function<void(std::span<const GraphEvent>)>& on_events) {
+  const std::string& selector = invocation.positionals.at(0);
+  if (selector.find('/') != std::string::npos || selector.ends_with(".nkrec")) {
+    *label = selector;
+    auto damage = RecordingLoader::forEachFrame(selector, on_events);
+    if (!damage) return Error{damage.error().code, std::string(command) + ": " + damage.error().message};
+    return damage;
+  }
+  auto id = client.resolveSession(selector, command);
+  if (!id) return id.error();
+  *label = "session " + std::to_string(*id);
+  std::vector<GraphEvent> events;
+  TaskEventTranslator translator;
+  Status watched = client.watch(*id, [&](const nodekeeper::v1::TaskEventBatch& batch) {
+    (void)translator.toGraphEvents(batch, events);  // the daemon checked the batch before recording it
+    on_events(events);
+    return true;
+  });
+  if (!watched && watched.error().code != ErrorCode::kDataLoss) return watched.error();
+  return watched ? std::string() : watched.error().message;
+}
+
 int CommandRunner::exportSession(const Invocation& invocation, TasksClient& client) {
-  auto format = invocation.options.value("format");
-  if (!format || (*format != "perfetto" && *format != "dot" && *format != "otf2"))
-    return fail("export: --format is otf2, perfetto or dot" + (format ? ", not '" + *format + "'" : std::string()));
+  const std::string format = invocation.options.value("format").value_or("perfetto");
+  if (format != "perfetto" && format != "json" && format != "dot" && format != "otf2")
+    return fail("export: --format is perfetto, json, otf2 or dot, not '" + format + "'");
   auto path = invocation.options.value("out");
   if (!path || path->empty()) return fail("export: --out PATH is required (- for standard output)");
-  if (*format == "otf2" && *path == "-") return fail("export: an OTF2 archive is a directory; --out cannot be -");
+  if (format == "otf2" && *path == "-") return fail("export: an OTF2 archive is a directory; --out cannot be -");
+  if (format == "perfetto" || format == "otf2") return exportStreamed(invocation, client, format, *path);
+  if (invocation.options.has("from") || invocation.options.has("to"))
+    return fail("export: --from and --to select runs of a trace (--format perfetto or otf2), not of a " + format +
+                " graph");
   auto recorded = recordedGraph(invocation, client, "export");
   if (!recorded) return fail(recorded.error().message);
   const TaskGraph* graph = &recorded->graph;
-  if (*format == "otf2") {
-    std::string error;
-    std::filesystem::path dir(*path);
-    std::error_code ec;
-    if (std::filesystem::is_symlink(std::filesystem::symlink_status(dir, ec)))
-      return fail("export: " + *path + " is a symlink; refusing to write through it (remove the link or choose another --out)");
-    std::filesystem::create_directory(dir, ec);  // an existing one is fine unless it holds an archive
-    if (ec) return fail("export: cannot make the directory " + *path + ": " + ec.message());
-    if (!Otf2Exporter::write(*graph, dir, "traces", &error)) return fail("export: " + error);
-  } else {
-    // Streamed: a million-task trace is never held as text.
-    std::optional<__gnu_cxx::stdio_filebuf<char>> buffer;
-    std::ostream file(nullptr);
-    if (*path != "-") {
-      auto fd = openOutputFile("export", *path);
-      if (!fd) return fail(fd.error().message);
-      buffer.emplace(*fd, std::ios::out | std::ios::binary);
-      file.rdbuf(&*buffer);
-    }
-    std::ostream& out = *path == "-" ? out_ : file;
-    if (*format == "perfetto") GraphExporter::perfettoJson(*graph, out);
-    else GraphExporter::dot(*graph, out);
-    out.flush();
-    if (!out || (buffer && buffer->close() == nullptr)) return fail("export: writing " + *path + " failed");
+  // The JSON form holds every event as text: past about a million tasks
+  // (some 120 MB) ui.perfetto.dev opens it slowly or not at all.
+  constexpr size_t kLargeJson = 1'000'000;
+  if (format == "json" && graph->tasks().size() > kLargeJson)
+    err_ << "nodekeeper: warning: " << graph->tasks().size()
+         << " tasks make a large JSON trace that ui.perfetto.dev may not open; --format perfetto writes Perfetto's "
+            "protobuf trace, smaller and streamed\n";
+  // Streamed: a million-task trace is never held as text.
+  std::optional<__gnu_cxx::stdio_filebuf<char>> buffer;
+  std::ostream file(nullptr);
+  if (*path != "-") {
+    auto fd = openOutputFile("export", *path);
+    if (!fd) return fail(fd.error().message);
+    buffer.emplace(*fd, std::ios::out | std::ios::binary);
+    file.rdbuf(&*buffer);
   }
+  std::ostream& out = *path == "-" ? out_ : file;
+  if (format == "json") GraphExporter::perfettoJson(*graph, out);
+  else GraphExporter::dot(*graph, out);
+  out.flush();
+  if (!out || (buffer && buffer->close() == nullptr)) return fail("export: writing " + *path + " failed");
   if (*path != "-")
     err_ << "nodekeeper: " << recorded->label << ": " << graph->tasks().size() << " tasks, " << graph->edges().size()
-         << " edges written to " << *path << (*format == "otf2" ? "/traces.otf2" : "") << "\n";
+         << " edges written to " << *path << "\n";
+  return 0;
+}
+
+// Perfetto's protobuf trace and OTF2, written as the events are read:
+// memory follows the session's open tasks, not its length.
+int CommandRunner::exportStreamed(const Invocation& invocation, TasksClient& client, const std::string& format,
+                                  const std::string& path) {
+  auto from = invocation.options.value("from");
+  auto to = invocation.options.value("to");
+  auto window = ExportWindow::parse(from ? std::optional<std::string_view>(*from) : std::nullopt,
+                                    to ? std::optional<std::string_view>(*to) : std::nullopt);
+  if (!window) return fail("export: " + window.error().message);
+
+  std::unique_ptr<Otf2Exporter> otf2;
+  std::optional<__gnu_cxx::stdio_filebuf<char>> buffer;
+  std::ostream file(nullptr);
+  std::ostream& out = path == "-" ? out_ : file;
+  std::optional<PerfettoTraceWriter> perfetto;
+  std::string label;
+  if (format == "otf2") {
+    std::filesystem::path dir(path);
+    std::error_code ec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(dir, ec)))
+      return fail("export: " + path + " is a symlink; refusing to write through it (remove the link or choose another --out)");
+    std::filesystem::create_directory(dir, ec);  // an existing one is fine unless it holds an archive
+    if (ec) return fail("export: cannot make the directory " + path + ": " + ec.message());
+    auto opened = Otf2Exporter::open(dir, "traces");
+    if (!opened) return fail("export: " + opened.error().message);
+    otf2 = std::move(*opened);
+  } else if (path != "-") {
+    auto fd = openOutputFile("export", path);
+    if (!fd) return fail(fd.error().message);
+    buffer.emplace(*fd, std::ios::out | std::ios::binary);
+    file.rdbuf(&*buffer);
+  }
+  // The process track is named when the first event arrives, after the
+  // source (and so the label) is known.
+  std::optional<TaskRunTracker> tracker;
+  auto damage = recordedEvents(invocation, client, "export", &label, [&](std::span<const GraphEvent> events) {
+    if (!tracker) {
+      TaskRunSink* sink = otf2.get();
+      if (!otf2) sink = &perfetto.emplace(out, label);
+      tracker.emplace(*sink, *window);
+    }
+    tracker->apply(events);
+  });
+  if (!damage) return fail(damage.error().message);
+  if (!damage->empty()) err_ << "nodekeeper: warning: " << *damage << "; using the events recorded before it\n";
+  if (tracker) tracker->finish();
+  if (otf2) {
+    Status closed = otf2->close(tracker ? tracker->lastNs() : 0);
+    if (!closed) return fail("export: " + closed.error().message);
+  } else {
+    out.flush();
+    if (!out || (buffer && buffer->close() == nullptr)) return fail("export: writing " + path + " failed");
+  }
+  if (path != "-") {
+    const TaskRunTracker::Counts counts = tracker ? tracker->counts() : TaskRunTracker::Counts{};
+    err_ << "nodekeeper: " << label << ": " << counts.tasks << " tasks, " << counts.dependences
+         << " edges written to " << path << (format == "otf2" ? "/traces.otf2" : "") << " (" << counts.runs
+         << " task runs" << (window->from_ns || window->to_ns ? " in the window" : "") << ")\n";
+  }
   return 0;
 }
 

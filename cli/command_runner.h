@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,6 +48,14 @@ class CommandRunner {
   Result<RecordedGraph> recordedGraph(const Invocation& invocation, TasksClient& client, std::string_view command);
   int tasksStats(const Invocation& invocation, TasksClient& client);
   int exportSession(const Invocation& invocation, TasksClient& client);
+  int exportStreamed(const Invocation& invocation, TasksClient& client, const std::string& format,
+                     const std::string& path);
+  // SESSION's events, batch by batch, from its recording's file or the
+  // daemon (as recordedGraph finds it), without building its graph. The
+  // result is where the recording stopped being readable ("": read whole).
+  Result<std::string> recordedEvents(const Invocation& invocation, TasksClient& client, std::string_view command,
+                                     std::string* label,
+                                     const std::function<void(std::span<const GraphEvent>)>& on_events);
   int graph(const Invocation& invocation, TasksClient& client);
   int graphWatch(const Invocation& invocation, TasksClient& client, const std::string& format,
                  const std::string& path);

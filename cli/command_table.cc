@@ -176,17 +176,26 @@ CommandTable::CommandTable() {
        "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
        "its last good frame, with a warning.\n"},
       {CommandId::kExport, {"export"}, {"SESSION"},
-       {{"format", 0, true, "FORMAT", "otf2, perfetto (trace-event JSON) or dot (Graphviz)"},
-        {"out", 0, true, "PATH", "file to write (- for standard output); for otf2 a new directory"}},
-       "write a task session as an OTF2 or Perfetto trace, or a Graphviz graph",
+       {{"format", 0, true, "FORMAT", "perfetto (default: Perfetto's protobuf trace), json (trace-event JSON), otf2 or dot (Graphviz)"},
+        {"out", 0, true, "PATH", "file to write (- for standard output); for otf2 a new directory"},
+        {"from", 0, true, "TIME", "perfetto, otf2: only task runs that end at or after TIME into the session (e.g. 1.5s, 200ms)"},
+        {"to", 0, true, "TIME", "perfetto, otf2: only task runs that start at or before TIME into the session"}},
+       "write a task session as a Perfetto or OTF2 trace, or a Graphviz graph",
        "Writes task session SESSION (its id or pid, see 'nodekeeper tasks') as it was\n"
-       "recorded so far. --format otf2: an OTF2 archive in the new directory PATH\n"
-       "(PATH/traces.otf2; read it with otf2-print, Vampir or Score-P's tools), a region\n"
-       "per task function, an enter and a leave per task run on its thread.\n"
-       "--format perfetto: Chrome/Perfetto trace-event JSON, one slice per task run on\n"
-       "its thread, a flow arrow per dependence (open it in ui.perfetto.dev).\n"
-       "--format dot: Graphviz, fill colour by function, border by state, edges\n"
-       "labelled with their addresses. Needs the session's owner or the admin role.\n"
+       "recorded so far. --format perfetto (the default): Perfetto's protobuf trace\n"
+       "(open it in ui.perfetto.dev or trace_processor), a track per thread, a slice\n"
+       "per task run named by its function, with its task id and parent as arguments,\n"
+       "and a flow arrow per dependence whose predecessor was still open when the\n"
+       "dependence was made (OpenMP's usual case). --format otf2: an OTF2 archive in the\n"
+       "new directory PATH (PATH/traces.otf2; read it with otf2-print, Vampir or\n"
+       "Score-P's tools), a region per task function, an enter and a leave per task run\n"
+       "on its thread. Both are written as the events are read, in memory that follows\n"
+       "the session's open tasks, not its length; --from and --to (times from the\n"
+       "session's first event, in s, ms, us or ns) keep the task runs that overlap\n"
+       "that window. --format json: Chrome/Perfetto trace-event JSON, the whole graph\n"
+       "at once, for small sessions (a warning past a million tasks). --format dot:\n"
+       "Graphviz, fill colour by function, border by state, edges labelled with their\n"
+       "addresses. Needs the session's owner or the admin role.\n"
        "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
        "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
        "its last good frame, with a warning.\n"},

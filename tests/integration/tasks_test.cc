@@ -218,14 +218,14 @@ TEST_F(TasksTest, CliListsTheSessionAsTableAndJson) {
   EXPECT_NE(text.out.find("omp_tasks_clang figure2"), std::string::npos) << text.out;
 }
 
-TEST_F(TasksTest, ExportWritesPerfettoAndDotFromTheDaemon) {
+TEST_F(TasksTest, ExportWritesPerfettoJsonAndDotFromTheDaemon) {
   ASSERT_EQ(runProgram({"figure2"}).exit_code, 0);
   auto list = sessions();
   ASSERT_EQ(list.size(), 1u);
   std::string id = std::to_string(list[0].session_id());
   auto trace = dir_ / "trace.json";
   ProcessResult r = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "export", id, "--format",
-                                          "perfetto", "--out", trace.string()});
+                                          "json", "--out", trace.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("20 tasks, 18 edges"), std::string::npos) << r.err;
   auto json = nlohmann::json::parse(readFile(trace));
@@ -252,7 +252,7 @@ TEST_F(TasksTest, ExportWritesPerfettoAndDotFromTheDaemon) {
   ProcessResult format = nk::test::runProgram(
       {cliPath(), "--socket", daemon_.socket().string(), "export", id, "--format", "svg", "--out", "-"});
   EXPECT_EQ(format.exit_code, 1);
-  EXPECT_NE(format.err.find("otf2, perfetto or dot, not 'svg'"), std::string::npos) << format.err;
+  EXPECT_NE(format.err.find("perfetto, json, otf2 or dot, not 'svg'"), std::string::npos) << format.err;
 }
 
 TEST_F(TasksTest, GraphDrawsSvgAndStatsCountRunsPerFunction) {
