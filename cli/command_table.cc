@@ -184,9 +184,10 @@ CommandTable::CommandTable() {
        "(PATH/traces.otf2; read it with otf2-print, Vampir or Score-P's tools), a region\n"
        "per task function, an enter and a leave per task run on its thread.\n"
        "--format perfetto: Chrome/Perfetto trace-event JSON, one slice per task run on\n"
-       "its thread, a flow arrow per dependence (open it in ui.perfetto.dev).\n"
-       "--format dot: Graphviz, fill colour by function, border by state, edges\n"
-       "labelled with their addresses. Needs the session's owner or the admin role.\n"
+       "its thread, a flow arrow per dependent pair (open it in ui.perfetto.dev).\n"
+       "--format dot: Graphviz, fill colour by function, border by state, one arrow\n"
+       "per dependent pair labelled with its addresses. Needs the session's owner or\n"
+       "the admin role.\n"
        "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
        "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
        "its last good frame, with a warning.\n"},
