@@ -298,6 +298,24 @@ TEST_F(TaskOracleTest, BlockJacobiWithArraySections) {
   Checked c = check("jacobi", "16");
   EXPECT_GT(c.tasks, 10000u);
   EXPECT_GT(c.dependences, c.pairs);
+  // The CLI's DOT has one arrow per pair, a two-address label where a pair
+  // shares two blocks.
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  const auto dot = dir_ / "jacobi.dot";
+  ProcessResult r = nk::test::runProgram({cliPath(), "--socket", daemon_.socket().string(), "export",
+                                          std::to_string(list[0].pid()), "--format", "dot", "--out", dot.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dot);
+  std::string line;
+  uint64_t arrows = 0, two_addresses = 0;
+  while (std::getline(in, line)) {
+    if (line.find(" -> ") == std::string::npos) continue;
+    ++arrows;
+    two_addresses += line.find("\\n") != std::string::npos;
+  }
+  EXPECT_EQ(arrows, c.pairs);
+  EXPECT_EQ(two_addresses, c.dependences - c.pairs);  // no pair here shares three
 }
 
 TEST_F(TaskOracleTest, StrassenWithSeveralInItems) {
