@@ -194,8 +194,8 @@ CommandTable::CommandTable() {
        "session's first event, in s, ms, us or ns) keep the task runs that overlap\n"
        "that window. --format json: Chrome/Perfetto trace-event JSON, the whole graph\n"
        "at once, for small sessions (a warning past a million tasks). --format dot:\n"
-       "Graphviz, fill colour by function, border by state, edges labelled with their\n"
-       "addresses. Needs the session's owner or the admin role.\n"
+       "Graphviz, fill colour by function, border by state, one arrow per dependent\n"
+       "pair labelled with its addresses. Needs the session's owner or the admin role.\n"
        "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
        "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
        "its last good frame, with a warning.\n"},

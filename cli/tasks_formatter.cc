@@ -87,7 +87,8 @@ std::string TasksFormatter::statsText(const std::string& source, const TaskGraph
   const auto& counts = graph.countsByState();
   std::string text = source + ": " + std::to_string(graph.tasks().size()) + " tasks (";
   for (int s = 1; s <= 4; ++s) text += std::string(s > 1 ? ", " : "") + kStateNames[s] + " " + std::to_string(counts[s]);
-  text += "), " + std::to_string(graph.edges().size()) + " dependences\n";
+  text += "), " + std::to_string(graph.edges().size()) + " edges (" + std::to_string(graph.dependences()) +
+          " dependences)\n";
   auto order = byTotalTime(graph);
   if (order.empty()) return text + "No task has finished yet.\n";
   Table table({{"FUNCTION", Table::Align::kLeft},
@@ -122,6 +123,7 @@ std::string TasksFormatter::statsJson(const std::string& source, const TaskGraph
   return Json{{"source", source},
               {"tasks", graph.tasks().size()},
               {"edges", graph.edges().size()},
+              {"dependences", graph.dependences()},
               {"states", states},
               {"functions", functions}}
              .dump(2, ' ', false, Json::error_handler_t::replace) +

@@ -6,48 +6,62 @@ namespace nk::client {
 
 namespace {
 
-bool writes(DependenceKind kind) { return kind != DependenceKind::kIn; }
-
-void addEdge(std::vector<DependenceEdge>& edges, size_t first_of_task, DependenceEdge edge) {
-  if (edge.from == 0 || edge.from == edge.to) return;
-  // A task that names one address twice (depend(in: x) depend(out: x)) gets
-  // each edge once.
-  for (size_t i = first_of_task; i < edges.size(); ++i)
-    if (edges[i].from == edge.from && edges[i].address == edge.address) {
-      if (writes(edge.kind)) edges[i].kind = edge.kind;
-      return;
-    }
-  edges.push_back(edge);
-}
+bool writes(DependenceKind kind) { return kind == DependenceKind::kOut || kind == DependenceKind::kInout; }
 
 }  // namespace
 
 void DependenceTracker::declare(uint64_t task, std::span<const Dependence> deps, std::vector<DependenceEdge>& edges) {
-  const size_t first = edges.size();
-  // All predecessors are found before any state changes, so that a task's
-  // own earlier entries (in, then out, on one address) do not order it
-  // after itself or hide the task it really waits for.
-  states_.clear();
+  // One entry per address, in the order they first appear.
+  merged_.clear();
+  // A few addresses (the usual case) are compared directly; many (an
+  // iterator over an array) through a map, to stay linear.
+  constexpr size_t kCompared = 16;
+  const bool mapped = deps.size() > kCompared;
+  if (mapped) merged_at_.clear();
   for (const Dependence& dep : deps) {
-    AddressState& state = by_address_[dep.address];  // a new one has no writer: no edge
-    states_.push_back(&state);
-    if (!writes(dep.kind) || state.readers_since_write.empty()) {
-      addEdge(edges, first, {state.last_writer, task, dep.address, dep.kind});
+    Dependence* same = nullptr;
+    if (mapped) {
+      auto [it, inserted] = merged_at_.try_emplace(dep.address, merged_.size());
+      if (!inserted) same = &merged_[it->second];
     } else {
-      for (uint64_t reader : state.readers_since_write) addEdge(edges, first, {reader, task, dep.address, dep.kind});
+      auto found = std::find_if(merged_.begin(), merged_.end(), [&](const Dependence& d) { return d.address == dep.address; });
+      if (found != merged_.end()) same = &*found;
+    }
+    if (!same) {
+      merged_.push_back(dep);
+    } else if (writes(dep.kind)) {
+      same->kind = dep.kind;
+    } else if (same->kind != dep.kind && !writes(same->kind)) {
+      same->kind = DependenceKind::kInout;  // two different non-writing kinds: libomp makes it a write
     }
   }
-  for (size_t i = 0; i < deps.size(); ++i) {
-    const Dependence& dep = deps[i];
-    AddressState& state = *states_[i];
-    if (writes(dep.kind)) {
-      state.last_writer = task;
-      state.readers_since_write.clear();
-    } else if (std::find(state.readers_since_write.begin(), state.readers_since_write.end(), task) ==
-               state.readers_since_write.end()) {
-      state.readers_since_write.push_back(task);
-    }
+  for (const Dependence& dep : merged_) declareOne(task, dep, edges);
+}
+
+void DependenceTracker::declareOne(uint64_t task, Dependence dep, std::vector<DependenceEdge>& edges) {
+  AddressState& state = by_address_[dep.address];
+  auto waitFor = [&](const std::vector<uint64_t>& group) {
+    for (uint64_t from : group)
+      if (from != 0 && from != task) edges.push_back({from, task, dep.address, dep.kind});
+  };
+  if (state.last.empty()) {
+    // The first task to name the address: nothing to wait for.
+  } else if (!writes(dep.kind) && state.last_kind == dep.kind) {
+    // Joins the current set: waits for what the set waits for.
+    waitFor(state.before);
+    state.last.push_back(task);
+    return;
+  } else {
+    waitFor(state.last);
   }
+  if (writes(dep.kind)) {
+    state.before.clear();
+  } else {
+    state.before.swap(state.last);  // a new set, after the latest group
+  }
+  state.last.clear();
+  state.last.push_back(task);
+  state.last_kind = dep.kind;
 }
 
 }  // namespace nk::client

@@ -43,8 +43,10 @@ void onDependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) 
   TaskTool* tool = TaskTool::instance();
   if (!tool || !task || count <= 0) return;
   // On the stack for the usual few (a thread_local vector in a shared
-  // library costs a TLS lookup per call). The kinds libomp 14 reports: in,
-  // out (as inout), inout, mutexinoutset.
+  // library costs a TLS lookup per call). libomp 14 reports in, out (as
+  // inout), inout, mutexinoutset and inoutset, a depobj as the kind it holds
+  // and an array section by its first element's address; the tracker's
+  // header has the rules.
   constexpr int kOnStack = 16;
   Dependence on_stack[kOnStack];
   std::vector<Dependence> on_heap;
@@ -56,9 +58,9 @@ void onDependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) 
     switch (deps[i].dependence_type) {
       case ompt_dependence_type_in: kind = DependenceKind::kIn; break;
       case ompt_dependence_type_out: kind = DependenceKind::kOut; break;
-      case ompt_dependence_type_inout:
-      case ompt_dependence_type_mutexinoutset:
-      case ompt_dependence_type_inoutset: kind = DependenceKind::kInout; break;
+      case ompt_dependence_type_inout: kind = DependenceKind::kInout; break;
+      case ompt_dependence_type_mutexinoutset: kind = DependenceKind::kMutexinoutset; break;
+      case ompt_dependence_type_inoutset: kind = DependenceKind::kInoutset; break;
       default: continue;  // doacross source/sink: not task dependences
     }
     converted[n++] = {reinterpret_cast<uint64_t>(deps[i].variable.ptr), kind};

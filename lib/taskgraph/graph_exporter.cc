@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nk {
 
@@ -73,10 +74,23 @@ void GraphExporter::dot(const TaskGraph& graph, std::ostream& out) {
     if (t.failed) out << ", style=\"filled,rounded,dashed\"";
     out << "];\n";
   }
+  // One arrow per pair, labelled with the addresses that order it, a few
+  // at most: a pair of blocks sharing a hundred addresses is still one
+  // readable arrow.
+  constexpr size_t kLabelAddresses = 4;
   char address[24];
+  std::vector<TaskGraph::Dependence> dependences;
   for (const TaskGraph::Edge& e : graph.edges()) {
-    std::snprintf(address, sizeof address, "0x%" PRIx64, e.address);
-    out << "  t" << e.from << " -> t" << e.to << " [label=\"" << address << "\"];\n";
+    graph.dependencesOf(e, dependences);
+    out << "  t" << e.from << " -> t" << e.to << " [label=\"";
+    for (size_t i = 0; i < dependences.size() && i < kLabelAddresses; ++i) {
+      std::snprintf(address, sizeof address, "0x%" PRIx64, dependences[i].address);
+      out << (i > 0 ? "\\n" : "") << address;
+    }
+    if (dependences.size() > kLabelAddresses) out << "\\n+" << dependences.size() - kLabelAddresses << " more";
+    out << '"';
+    if (dependences.size() > 1) out << ", penwidth=2";
+    out << "];\n";
   }
   out << "}\n";
 }
@@ -100,7 +114,8 @@ void GraphExporter::perfettoJson(const TaskGraph& graph, std::ostream& out) {
     out << ",\"args\":{\"task\":" << t.id << ",\"parent\":" << t.parent << "}}";
   }
   // Flow arrows from the end of a predecessor's slice to the start of its
-  // successor's ("bp":"e" binds the arrow's head to the enclosing slice).
+  // successor's ("bp":"e" binds the arrow's head to the enclosing slice),
+  // one per pair however many addresses it shares.
   uint64_t flow = 0;
   for (const TaskGraph::Edge& e : graph.edges()) {
     const TaskGraph::Task* from = graph.find(e.from);

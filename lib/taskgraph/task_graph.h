@@ -52,11 +52,26 @@ class TaskGraph {
     TaskState state = TaskState::kNotQueued;
     bool created = false;       // false: a placeholder so far
     bool failed = false;
+    // Where the graph finds the edges into this task (a PairsAt), kept in
+    // what would otherwise be padding.
+    uint8_t pairs_at = 0;
   };
-  struct Edge {
-    uint64_t from = 0, to = 0, address = 0;
+  // One address that orders a pair, and how the successor uses it
+  // (tasks.proto's DependenceKind).
+  struct Dependence {
+    uint64_t address = 0;
     uint8_t kind = 0;
   };
+  // One per (predecessor, successor), however many addresses order the
+  // pair: the first dependence inline (most pairs have one), any more in a
+  // side store, read with dependencesOf().
+  struct Edge {
+    uint64_t from = 0, to = 0;
+    uint64_t address = 0;  // the first dependence's
+    uint32_t more = kNoMore;  // the side store's newest entry for this pair
+    uint8_t kind = 0;
+  };
+  static constexpr uint32_t kNoMore = UINT32_MAX;
   struct FunctionStats {
     uint64_t runs = 0;
     int64_t total_ns = 0, min_ns = 0, max_ns = 0;
@@ -67,7 +82,13 @@ class TaskGraph {
   void apply(const GraphEvent& event);
 
   const std::deque<Task>& tasks() const { return tasks_; }
+  // The pairs, in the order their first dependence arrived.
   const std::deque<Edge>& edges() const { return edges_; }
+  // Dependences over all pairs (one per address a pair shares).
+  uint64_t dependences() const { return dependences_; }
+  // The pair's dependences in the order they arrived, into `out` (cleared).
+  void dependencesOf(const Edge& edge, std::vector<Dependence>& out) const;
+  size_t dependenceCount(const Edge& edge) const;
   const Task* find(uint64_t id) const;
   // Where the task is in tasks(), if the graph has it.
   std::optional<uint32_t> indexOf(uint64_t id) const;
@@ -87,6 +108,27 @@ class TaskGraph {
   uint32_t intern(std::string_view function);
   uint32_t internSlow(std::string_view function);
   void moveTo(Task& task, TaskState state);
+  void addDependence(const GraphEvent& event);
+
+  // Finding a pair: a successor's dependences mostly arrive together right
+  // after its creation, so its pairs are usually the last few edges (a
+  // "run") and a short scan finds them. A successor whose run grew long,
+  // or whose run was interrupted and which then got more, goes into an
+  // exact hash index of pairs instead; so does every pair once finding
+  // interrupted runs has cost more than a pass over all edges, which keeps
+  // hostile orders linear.
+  enum PairsAt : uint8_t {
+    kNoPairs = 0,
+    kInRun,    // all its pairs are the current run, [run_begin_, end)
+    kInOldRun, // all its pairs are one earlier run of at most kMaxRun edges
+    kIndexed,  // all its pairs are in pair_slots_
+  };
+  static constexpr size_t kMaxRun = 8;
+  uint32_t findPair(uint64_t from, Task& successor, uint64_t successor_id);
+  uint32_t findIndexed(uint64_t from, uint64_t to) const;
+  void index(uint32_t edge);
+  void indexEverything();
+  void sealRun();
 
   // Where a task is in tasks_, or kNone.
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -104,6 +146,22 @@ class TaskGraph {
   std::vector<std::vector<uint32_t>> dense_;      // [slot][serial] -> position
   std::unordered_map<uint64_t, uint32_t> index_;  // other ids -> position
   std::deque<Edge> edges_;
+  // Dependences past a pair's first, each linked to the pair's one before.
+  struct MoreDependence {
+    uint64_t address = 0;
+    uint32_t previous = kNoMore;
+    uint8_t kind = 0;
+  };
+  std::deque<MoreDependence> more_;
+  uint64_t dependences_ = 0;
+  uint32_t run_successor_ = kNone;  // position of the task whose run is at the end
+  size_t run_begin_ = 0;
+  // Open addressing over edge indices (kNone: empty), a power of two long,
+  // at most half full.
+  std::vector<uint32_t> pair_slots_;
+  size_t indexed_pairs_ = 0;
+  bool index_everything_ = false;
+  size_t scanned_ = 0;  // edges looked at to find interrupted runs
   std::vector<std::string> functions_;
   // Transparent, so a name is looked up as a string_view without a copy.
   struct NameHash {

@@ -124,8 +124,16 @@ class TasksRuntimesTest : public TaskDaemonFixture {
       EXPECT_EQ(t.thread, want.worker) << t.id;  // the worker number the runtime gave
     }
     std::set<std::tuple<uint64_t, uint64_t, uint64_t, int>> edges;
-    for (const auto& e : graph.edges()) edges.insert({e.from, e.to, e.address, e.kind});
-    EXPECT_EQ(graph.edges().size(), expected.edges.size());  // no duplicates either
+    std::set<std::pair<uint64_t, uint64_t>> pairs, expected_pairs;
+    std::vector<TaskGraph::Dependence> dependences;
+    for (const auto& e : graph.edges()) {
+      EXPECT_TRUE(pairs.insert({e.from, e.to}).second) << e.from << " -> " << e.to << " twice";
+      graph.dependencesOf(e, dependences);
+      for (const auto& d : dependences) edges.insert({e.from, e.to, d.address, d.kind});
+    }
+    for (const auto& [from, to, address, kind] : expected.edges) expected_pairs.insert({from, to});
+    EXPECT_EQ(graph.dependences(), expected.edges.size());  // no duplicates either
+    EXPECT_EQ(pairs, expected_pairs);
     EXPECT_EQ(edges, expected.edges);
   }
 

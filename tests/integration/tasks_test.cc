@@ -298,7 +298,7 @@ TEST_F(TasksTest, GraphDrawsSvgAndStatsCountRunsPerFunction) {
   EXPECT_EQ(names, (std::set<std::string>{left, right}));
   ProcessResult table = nk::test::runProgram({cliPath(), "--socket", socket, "tasks", "stats", id});
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("20 tasks (not_queued 0, queued 0, running 0, finished 20), 18 dependences"),
+  EXPECT_NE(table.out.find("20 tasks (not_queued 0, queued 0, running 0, finished 20), 18 edges (18 dependences)"),
             std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("FUNCTION"), std::string::npos) << table.out;

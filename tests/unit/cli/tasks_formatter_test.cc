@@ -40,7 +40,7 @@ TaskGraph sampleGraph() {
 
 TEST(TasksFormatter, StatsTextCountsStatesAndSortsFunctionsByTotalTime) {
   std::string text = TasksFormatter::statsText("session 7", sampleGraph());
-  EXPECT_EQ(text.rfind("session 7: 5 tasks (not_queued 1, queued 0, running 1, finished 3), 1 dependences\n", 0), 0u)
+  EXPECT_EQ(text.rfind("session 7: 5 tasks (not_queued 1, queued 0, running 1, finished 3), 1 edges (1 dependences)\n", 0), 0u)
       << text;
   size_t gemm = text.find("gemm"), potrf = text.find("potrf");
   ASSERT_NE(gemm, std::string::npos);

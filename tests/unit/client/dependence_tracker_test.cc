@@ -87,5 +87,85 @@ TEST(DependenceTracker, TwoIndependentChains) {
   }
 }
 
+// out and inout are both writers: the same edges.
+TEST(DependenceTracker, OutAfterReadsLikeInout) {
+  DependenceTracker t;
+  declare(t, 1, {{x, K::kInout}});
+  declare(t, 2, {{x, K::kIn}});
+  declare(t, 3, {{x, K::kIn}});
+  EXPECT_EQ(declare(t, 4, {{x, K::kOut}}), (std::vector<Edge>{{2, 4, x}, {3, 4, x}}));
+}
+
+// mutexinoutset tasks of one set are not ordered among themselves: each
+// waits for the group before the set; an in after the set waits for all.
+TEST(DependenceTracker, MutexinoutsetSetWaitsForTheGroupBeforeIt) {
+  DependenceTracker t;
+  declare(t, 1, {{x, K::kOut}});
+  EXPECT_EQ(declare(t, 2, {{x, K::kMutexinoutset}}), (std::vector<Edge>{{1, 2, x}}));
+  EXPECT_EQ(declare(t, 3, {{x, K::kMutexinoutset}}), (std::vector<Edge>{{1, 3, x}}));
+  EXPECT_EQ(declare(t, 4, {{x, K::kIn}}), (std::vector<Edge>{{2, 4, x}, {3, 4, x}}));
+  EXPECT_EQ(declare(t, 5, {{x, K::kIn}}), (std::vector<Edge>{{2, 5, x}, {3, 5, x}}));
+  // A new mutexinoutset set after the readers: after both readers only.
+  EXPECT_EQ(declare(t, 6, {{x, K::kMutexinoutset}}), (std::vector<Edge>{{4, 6, x}, {5, 6, x}}));
+  EXPECT_EQ(declare(t, 7, {{x, K::kMutexinoutset}}), (std::vector<Edge>{{4, 7, x}, {5, 7, x}}));
+  EXPECT_EQ(declare(t, 8, {{x, K::kInout}}), (std::vector<Edge>{{6, 8, x}, {7, 8, x}}));
+}
+
+TEST(DependenceTracker, InoutsetSetLikewiseAndApartFromMutexinoutset) {
+  DependenceTracker t;
+  declare(t, 1, {{x, K::kIn}});
+  declare(t, 2, {{x, K::kIn}});
+  EXPECT_EQ(declare(t, 3, {{x, K::kInoutset}}), (std::vector<Edge>{{1, 3, x}, {2, 3, x}}));
+  EXPECT_EQ(declare(t, 4, {{x, K::kInoutset}}), (std::vector<Edge>{{1, 4, x}, {2, 4, x}}));
+  // A mutexinoutset task is not of the inoutset set: after all of it.
+  EXPECT_EQ(declare(t, 5, {{x, K::kMutexinoutset}}), (std::vector<Edge>{{3, 5, x}, {4, 5, x}}));
+  EXPECT_EQ(declare(t, 6, {{x, K::kMutexinoutset}}), (std::vector<Edge>{{3, 6, x}, {4, 6, x}}));
+  EXPECT_EQ(declare(t, 7, {{x, K::kInoutset}}), (std::vector<Edge>{{5, 7, x}, {6, 7, x}}));
+  EXPECT_EQ(declare(t, 8, {{x, K::kIn}}), (std::vector<Edge>{{7, 8, x}}));
+}
+
+// A set first on an address waits for nothing, and its members not for
+// each other.
+TEST(DependenceTracker, SetsOfNothing) {
+  DependenceTracker t;
+  EXPECT_TRUE(declare(t, 1, {{x, K::kInoutset}}).empty());
+  EXPECT_TRUE(declare(t, 2, {{x, K::kInoutset}}).empty());
+  EXPECT_TRUE(declare(t, 3, {{y, K::kMutexinoutset}}).empty());
+  EXPECT_TRUE(declare(t, 4, {{y, K::kMutexinoutset}}).empty());
+  EXPECT_EQ(declare(t, 5, {{x, K::kOut}, {y, K::kIn}}), (std::vector<Edge>{{1, 5, x}, {2, 5, x}, {3, 5, y}, {4, 5, y}}));
+}
+
+// Two different non-writing kinds on one address are a write (libomp's
+// rule), labelled inout; the same kind twice is that kind once.
+TEST(DependenceTracker, OneAddressTwiceWithSetKinds) {
+  DependenceTracker t;
+  declare(t, 1, {{x, K::kIn}});
+  std::vector<DependenceEdge> edges;
+  std::vector<Dependence> twice = {{x, K::kMutexinoutset}, {x, K::kIn}};
+  t.declare(2, twice, edges);
+  ASSERT_EQ(edges.size(), 1u);
+  EXPECT_EQ(edges[0].kind, K::kInout);
+  edges.clear();
+  std::vector<Dependence> same = {{x, K::kInoutset}, {x, K::kInoutset}};
+  t.declare(3, same, edges);
+  ASSERT_EQ(edges.size(), 1u);
+  EXPECT_EQ(edges[0].from, 2u);
+  EXPECT_EQ(edges[0].kind, K::kInoutset);
+  EXPECT_EQ(declare(t, 4, {{x, K::kInoutset}}), (std::vector<Edge>{{2, 4, x}}));  // joins 3's set
+}
+
+// Many entries (an iterator): merged per address all the same.
+TEST(DependenceTracker, ManyEntriesMergePerAddress) {
+  DependenceTracker t;
+  std::vector<Dependence> writes;
+  for (uint64_t i = 0; i < 100; ++i) writes.push_back({0x10000 + i * 8, K::kOut});
+  declare(t, 1, writes);
+  std::vector<Dependence> reads;
+  for (int round = 0; round < 2; ++round)
+    for (uint64_t i = 0; i < 100; ++i) reads.push_back({0x10000 + i * 8, K::kIn});
+  EXPECT_EQ(declare(t, 2, reads).size(), 100u);
+  EXPECT_EQ(t.addresses(), 100u);
+}
+
 }  // namespace
 }  // namespace nk::client

@@ -90,5 +90,51 @@ TEST(GraphExporter, DotHasEveryTaskAndEdgeWithItsAddress) {
   EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
 }
 
+// A pair sharing addresses is one arrow listing them (a few, then a
+// count), and one flow in Perfetto.
+TEST(GraphExporter, APairSharingAddressesIsOneArrowAndOneFlow) {
+  TaskGraph g;
+  for (uint64_t id : {1, 2, 3}) {
+    GraphEvent e;
+    e.type = T::kCreated;
+    e.task = id;
+    g.apply(e);
+    e.type = T::kStarted;
+    e.timestamp_ns = static_cast<int64_t>(id) * 100;
+    e.thread = 0;
+    g.apply(e);
+    e.type = T::kFinished;
+    e.timestamp_ns += 50;
+    g.apply(e);
+  }
+  auto dependence = [&](uint64_t from, uint64_t to, uint64_t address) {
+    GraphEvent e;
+    e.type = T::kDependence;
+    e.from = from;
+    e.task = to;
+    e.address = address;
+    e.kind = 3;
+    g.apply(e);
+  };
+  for (uint64_t a : {0x10, 0x20, 0x30}) dependence(1, 2, a);
+  for (uint64_t a = 0x100; a < 0x107; ++a) dependence(2, 3, a);
+  std::ostringstream dot_out;
+  GraphExporter::dot(g, dot_out);
+  const std::string dot = dot_out.str();
+  EXPECT_NE(dot.find("t1 -> t2 [label=\"0x10\\n0x20\\n0x30\", penwidth=2];"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("t2 -> t3 [label=\"0x100\\n0x101\\n0x102\\n0x103\\n+3 more\", penwidth=2];"),
+            std::string::npos)
+      << dot;
+  size_t arrows = 0;
+  for (size_t at = dot.find("->"); at != std::string::npos; at = dot.find("->", at + 2)) ++arrows;
+  EXPECT_EQ(arrows, 2u);
+  std::ostringstream json_out;
+  GraphExporter::perfettoJson(g, json_out);
+  int starts = 0;
+  const nlohmann::json trace = nlohmann::json::parse(json_out.str());
+  for (const auto& e : trace["traceEvents"]) starts += e["ph"] == "s";
+  EXPECT_EQ(starts, 2);
+}
+
 }  // namespace
 }  // namespace nk

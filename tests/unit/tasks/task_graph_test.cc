@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <utility>
+#include <vector>
+
 namespace nk {
 namespace {
 
@@ -145,6 +151,98 @@ TEST(TaskGraph, IdsOfEveryShapeFindTheirOwnTask) {
   for (uint64_t id : ids) g.apply(dependence(1, id, 0x10));
   EXPECT_EQ(g.tasks().size(), ids.size());
   EXPECT_EQ(g.edges().size(), ids.size());
+}
+
+}  // namespace
+}  // namespace nk
+
+namespace nk {
+namespace {
+
+using Deps = std::vector<std::pair<uint64_t, uint8_t>>;
+
+Deps dependencesOf(const TaskGraph& g, const TaskGraph::Edge& e) {
+  std::vector<TaskGraph::Dependence> out;
+  g.dependencesOf(e, out);
+  Deps deps;
+  for (const auto& d : out) deps.emplace_back(d.address, d.kind);
+  EXPECT_EQ(g.dependenceCount(e), deps.size());
+  return deps;
+}
+
+// The graph as a plain map, for comparing against the reference.
+std::map<std::pair<uint64_t, uint64_t>, Deps> pairsOf(const TaskGraph& g) {
+  std::map<std::pair<uint64_t, uint64_t>, Deps> pairs;
+  for (const auto& e : g.edges()) {
+    auto [it, inserted] = pairs.emplace(std::pair{e.from, e.to}, dependencesOf(g, e));
+    EXPECT_TRUE(inserted) << "pair " << e.from << " -> " << e.to << " twice";
+  }
+  return pairs;
+}
+
+// Three shared addresses are one edge carrying three dependences, in the
+// order they came.
+TEST(TaskGraph, APairSharingAddressesIsOneEdge) {
+  TaskGraph g;
+  g.apply(dependence(1, 2, 0x10, 1));
+  g.apply(dependence(1, 2, 0x20, 3));
+  g.apply(dependence(1, 2, 0x30, 4));
+  g.apply(dependence(3, 2, 0x10, 1));
+  ASSERT_EQ(g.edges().size(), 2u);
+  EXPECT_EQ(g.dependences(), 4u);
+  EXPECT_EQ(dependencesOf(g, g.edges()[0]), (Deps{{0x10, 1}, {0x20, 3}, {0x30, 4}}));
+  EXPECT_EQ(dependencesOf(g, g.edges()[1]), (Deps{{0x10, 1}}));
+}
+
+// Another successor's edges in between (another thread's batch) do not
+// split a pair, nor does a successor with many predecessors.
+TEST(TaskGraph, PairsMergeAcrossInterruptedRunsAndLongRuns) {
+  TaskGraph g;
+  g.apply(dependence(1, 10, 0xa));
+  g.apply(dependence(2, 10, 0xa));
+  g.apply(dependence(1, 11, 0xb));  // 10's run is interrupted
+  g.apply(dependence(2, 10, 0xc));  // ... and merges all the same
+  g.apply(dependence(1, 10, 0xd));
+  g.apply(dependence(3, 10, 0xd));  // a new pair of 10, away from its others
+  g.apply(dependence(3, 10, 0xe));
+  for (uint64_t from = 100; from < 200; ++from) g.apply(dependence(from, 12, 0x1));
+  for (uint64_t from = 100; from < 200; ++from) g.apply(dependence(from, 12, 0x2));
+  auto pairs = pairsOf(g);
+  EXPECT_EQ(pairs.size(), 4u + 100u);
+  EXPECT_EQ((pairs[{1, 10}]), (Deps{{0xa, 3}, {0xd, 3}}));
+  EXPECT_EQ((pairs[{2, 10}]), (Deps{{0xa, 3}, {0xc, 3}}));
+  EXPECT_EQ((pairs[{3, 10}]), (Deps{{0xd, 3}, {0xe, 3}}));
+  EXPECT_EQ((pairs[{150, 12}]), (Deps{{0x1, 3}, {0x2, 3}}));
+  EXPECT_EQ(g.dependences(), 7u + 200u);
+}
+
+// Against a map, in orders from friendly (each successor's dependences
+// together) to hostile (every successor coming back after all others,
+// which ends in indexing every pair): always exact.
+TEST(TaskGraph, PairsMatchAReferenceInAnyOrder) {
+  for (int interleave : {0, 1, 3, 50, 1000}) {
+    std::mt19937_64 random(static_cast<uint64_t>(interleave) + 7);
+    std::vector<GraphEvent> events;
+    for (uint64_t to = 1000; to < 1600; ++to) {
+      const int n = static_cast<int>(random() % 24);
+      for (int i = 0; i < n; ++i) {
+        const uint64_t from = 1 + random() % (random() % 4 == 0 ? 200 : 6);
+        events.push_back(dependence(from, to, 0x1000 + random() % 40, static_cast<uint8_t>(1 + random() % 5)));
+      }
+    }
+    // Swap events up to `interleave` apart.
+    for (size_t i = 0; interleave > 0 && i + 1 < events.size(); ++i)
+      std::swap(events[i], events[std::min(events.size() - 1, i + random() % static_cast<size_t>(interleave))]);
+    TaskGraph g;
+    std::map<std::pair<uint64_t, uint64_t>, Deps> expected;
+    for (const GraphEvent& e : events) {
+      g.apply(e);
+      expected[{e.from, e.task}].emplace_back(e.address, e.kind);
+    }
+    EXPECT_EQ(pairsOf(g), expected) << "interleave " << interleave;
+    EXPECT_EQ(g.dependences(), events.size());
+    EXPECT_EQ(g.rejected(), 0u);
+  }
 }
 
 }  // namespace
