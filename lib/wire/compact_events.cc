@@ -1,5 +1,6 @@
 #include "wire/compact_events.h"
 
+#include <algorithm>
 #include <array>
 
 namespace nk::wire {
@@ -25,17 +26,6 @@ void putVarint(std::string& out, uint64_t v) {
   }
   bytes[n++] = static_cast<char>(v);
   out.append(bytes, n);
-}
-
-// false: runs past `end`, or longer than a 64-bit value can be.
-bool getVarint(const std::byte*& at, const std::byte* end, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 70 && at < end; shift += 7) {
-    const auto byte = static_cast<uint8_t>(*at++);
-    v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
 }
 
 struct Predictions {
@@ -74,38 +64,84 @@ void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string
 std::string CompactEvents::decode(std::span<const std::byte> compact, std::vector<TaskEventRecord>& out,
                                   size_t max_records) {
   const size_t before = out.size();
-  const std::byte* at = compact.data();
-  const std::byte* const end = at + compact.size();
+  const auto* const begin = reinterpret_cast<const uint8_t*>(compact.data());
+  const uint8_t* at = begin;
+  const uint8_t* const end = begin + compact.size();
+  // Every record takes at least two bytes, so there are at most `most`;
+  // written in place (the daemon decodes millions a second), in room that
+  // grows with what is decoded, not with what a hostile part claims.
+  const size_t most = std::min(max_records, compact.size() / 2);
+  size_t room = std::min<size_t>(most, 4096);
+  out.resize(before + room);
+  TaskEventRecord* next = out.data() + before;
+  const TaskEventRecord* last = next + room;
   Predictions p;
-  auto fail = [&](std::string why) {
-    out.resize(before);
-    return "compact task events, byte " + std::to_string(at - compact.data()) + ": " + why;
+  std::string fault;
+  auto varint = [&](uint64_t& v) {
+    // One byte is the common case: small differences.
+    if (at < end && *at < 0x80) {
+      v = *at++;
+      return true;
+    }
+    v = 0;
+    for (int shift = 0; shift < 70 && at < end; shift += 7) {
+      const uint8_t byte = *at++;
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
   };
   while (at < end) {
-    if (out.size() - before >= max_records) return fail("more than " + std::to_string(max_records) + " events");
-    const auto header = static_cast<uint8_t>(*at++);
+    const size_t offset = static_cast<size_t>(at - begin);
+    if (next == last) {
+      if (room == most) {
+        fault = "byte " + std::to_string(offset) + ": more than " + std::to_string(max_records) + " events";
+        break;
+      }
+      const size_t used = room;
+      room = std::min(most, room * 2);
+      out.resize(before + room);
+      next = out.data() + before + used;
+      last = out.data() + before + room;
+    }
+    const uint8_t header = *at++;
     const size_t type = header & 0x0f;
-    if (type >= kTypes) return fail("unknown event type " + std::to_string(type));
+    if (type >= kTypes) {
+      fault = "byte " + std::to_string(offset) + ": unknown event type " + std::to_string(type);
+      break;
+    }
     uint64_t timestamp_step = 0;
-    if (!getVarint(at, end, timestamp_step)) return fail("a timestamp is cut off or too long");
-    std::array<uint64_t, kFields> fields = p.previous[type];
-    for (int f = 0; f < kFields; ++f) {
+    if (!varint(timestamp_step)) {
+      fault = "byte " + std::to_string(offset) + ": a timestamp is cut off or too long";
+      break;
+    }
+    std::array<uint64_t, kFields>& fields = p.previous[type];
+    bool whole = true;
+    for (int f = 0; f < kFields && whole; ++f) {
       if ((header & (1u << (4 + f))) == 0) continue;
       uint64_t residual = 0;
-      if (!getVarint(at, end, residual)) return fail("a field is cut off or too long");
+      whole = varint(residual);
       fields[f] += unzigzag(residual);
     }
-    TaskEventRecord r{};
+    if (!whole) {
+      fault = "byte " + std::to_string(offset) + ": a field is cut off or too long";
+      break;
+    }
+    p.timestamp += unzigzag(timestamp_step);
+    TaskEventRecord& r = *next++;
+    r = TaskEventRecord{};
     r.type = static_cast<TaskEventType>(type);
-    r.timestamp_ns = p.timestamp + unzigzag(timestamp_step);
+    r.timestamp_ns = p.timestamp;
     r.task_id = fields[0];
     r.a = fields[1];
     r.b = fields[2];
     r.c = fields[3];
-    out.push_back(r);
-    p.timestamp = r.timestamp_ns;
-    p.previous[type] = fields;
   }
+  if (!fault.empty()) {
+    out.resize(before);
+    return "compact task events, " + fault;
+  }
+  out.resize(static_cast<size_t>(next - out.data()));
   return {};
 }
 
