@@ -5,8 +5,10 @@
 #include "daemon_options.h"
 #include "grpc_log_bridge.h"
 #include "logger.h"
+#include "malloc_tuning.h"
 
 int main(int argc, char** argv) {
+  nk::MallocTuning::applyByReexec(argv);
   nk::Daemon::blockSignals();
   auto options = nk::DaemonOptions::fromCommandLine(std::span<const char* const>(argv, static_cast<size_t>(argc)));
   if (!options) {

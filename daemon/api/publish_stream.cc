@@ -1,5 +1,7 @@
 #include "api/publish_stream.h"
 
+#include <malloc.h>
+
 #include <span>
 
 #include "api/status_mapping.h"
@@ -68,6 +70,10 @@ void PublishStream::ended() {
   // Once appGone returns, the hub no longer calls queueControl.
   hub_.appGone(session_);
   sessions_.close(session_);
+  // The session's graph is freed: the memory goes back to the system now,
+  // not when the allocator next trims (the daemon keeps a big trim
+  // threshold, MallocTuning).
+  malloc_trim(0);
 }
 
 }  // namespace nk

@@ -1,0 +1,264 @@
+// The recorder against a big task program, side by side in one run: a
+// UTS-shaped tree (bench/uts_program.cc) without the tool, with lossless and
+// with lossy task events into a live nodekeeperd. Per set-up: wall time and
+// its ratio to no tool, tasks the session holds against the program's own
+// node count (the oracle; every node is one task), the recording's size
+// per task, the daemon's CPU seconds, its peak memory and its memory once
+// the session has ended; then the Perfetto and OTF2 exports of the last
+// lossless session, timed with their sizes and the CLI's peak memory.
+// Goal (issue 19): 30 M tasks lossless at no more than 1.5 times the
+// program's own time on this 2-core machine, daemon under 500 MB.
+//
+//   recorder_pace_bench [--depth D] [--rounds R] [--threads T]
+//   (depth 36: about 6 M tasks, the default; 44: about 30 M)
+// Needs NK_DAEMON, NK_CLIENT_LIB, NK_UTS_PROGRAM; NK_CLI for the exports.
+#include <grpcpp/grpcpp.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
+
+namespace fs = std::filesystem;
+namespace v1 = nodekeeper::v1;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+long statusKiB(pid_t pid, const std::string& field) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + field.size());
+  return 0;
+}
+
+double cpuSeconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::vector<std::string> fields;
+  std::string field;
+  for (char c : text.substr(close + 2)) {
+    if (c == ' ') {
+      fields.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name.
+  if (fields.size() < 13) return 0;
+  return (std::atof(fields[11].c_str()) + std::atof(fields[12].c_str())) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+struct Run {
+  double seconds = 0;
+  unsigned long long nodes = 0;
+  long peak_kib = 0;  // of the child (getrusage of the waited child)
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// fork/exec with the environment given, timed, its peak RSS from wait4.
+Run runTimed(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  Run run;
+  int out_pipe[2];
+  if (pipe(out_pipe) != 0) return run;
+  auto start = Clock::now();
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(out_pipe[1], STDOUT_FILENO);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    for (const auto& kv : env) putenv(const_cast<char*>(kv.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  char buffer[4096];
+  for (ssize_t n; (n = read(out_pipe[0], buffer, sizeof buffer)) > 0;) run.out.append(buffer, static_cast<size_t>(n));
+  close(out_pipe[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(child, &status, 0, &usage);
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.peak_kib = usage.ru_maxrss;
+  std::sscanf(run.out.c_str(), "nodes %llu", &run.nodes);
+  return run;
+}
+
+std::optional<v1::Session> newestSession(const fs::path& socket) {
+  auto channel = grpc::CreateChannel("unix:" + socket.string(), grpc::InsecureChannelCredentials());
+  auto stub = v1::TasksService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 30s);
+  v1::SessionList list;
+  if (!stub->ListSessions(&context, v1::ListSessionsRequest{}, &list).ok() || list.sessions().empty())
+    return std::nullopt;
+  return *std::max_element(list.sessions().begin(), list.sessions().end(),
+                           [](const auto& a, const auto& b) { return a.session_id() < b.session_id(); });
+}
+
+std::optional<v1::Session> endedSession(const fs::path& socket, uint64_t after) {
+  for (int i = 0; i < 600; ++i) {
+    auto s = newestSession(socket);
+    if (s && s->session_id() > after && !s->live()) return s;
+    std::this_thread::sleep_for(100ms);
+  }
+  return std::nullopt;
+}
+
+uintmax_t bytesUnder(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return fs::file_size(path, ec);
+  uintmax_t bytes = 0;
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec)) bytes += it->file_size(ec);
+  return bytes;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int depth = 36, rounds = 1, threads = 2;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--depth" && i + 1 < argc) depth = std::atoi(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: recorder_pace_bench [--depth D] [--rounds R] [--threads T]\n");
+      return 2;
+    }
+  }
+  for (const char* var : {"NK_DAEMON", "NK_CLIENT_LIB", "NK_UTS_PROGRAM"})
+    if (nk::test::envOr(var).empty()) {
+      std::fprintf(stderr, "recorder_pace_bench: set %s\n", var);
+      return 2;
+    }
+  nk::test::TempDir dir("bench-recorder", nk::test::TempDir::Access::kShared);
+  nk::test::DaemonProcess daemon;
+  if (!daemon.start(dir.path())) {
+    std::fprintf(stderr, "recorder_pace_bench: the daemon did not start\n");
+    return 1;
+  }
+  const std::vector<std::string> program = {nk::test::envOr("NK_UTS_PROGRAM"), "2000", "0.3", "8",
+                                            std::to_string(depth)};
+  const std::string omp = "OMP_NUM_THREADS=" + std::to_string(threads);
+  struct Setup {
+    std::string name;
+    std::vector<std::string> env;
+  };
+  const std::vector<Setup> setups = {
+      {"no tool", {omp}},
+      {"lossless", {omp, "OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"),
+                    "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossless"}},
+      {"lossy", {omp, "OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"),
+                 "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossy"}},
+  };
+  struct Figures {
+    std::vector<double> seconds, daemon_cpu, held, bytes_per_task;
+    long daemon_after_kib = 0;
+  };
+  std::map<std::string, Figures> figures;
+  unsigned long long nodes = 0;
+  uint64_t last_session = 0, last_lossless = 0;
+  std::printf("recorder_pace_bench: UTS-shaped tree, depth %d, %d thread(s), %d round(s)\n", depth, threads, rounds);
+  for (int round = 0; round < rounds; ++round) {
+    for (const Setup& setup : setups) {
+      const double cpu_before = cpuSeconds(daemon.pid());
+      Run run = runTimed(program, setup.env);
+      if (run.exit_code != 0 || run.nodes == 0) {
+        std::fprintf(stderr, "recorder_pace_bench: %s run failed (exit %d): %s\n", setup.name.c_str(), run.exit_code,
+                     run.out.c_str());
+        return 1;
+      }
+      if (nodes != 0 && run.nodes != nodes) {
+        std::fprintf(stderr, "recorder_pace_bench: the tree changed: %llu then %llu nodes\n", nodes, run.nodes);
+        return 1;
+      }
+      nodes = run.nodes;
+      Figures& f = figures[setup.name];
+      f.seconds.push_back(run.seconds);
+      if (setup.name == "no tool") continue;
+      auto session = endedSession(daemon.socket(), last_session);
+      if (!session) {
+        std::fprintf(stderr, "recorder_pace_bench: no ended session for the %s run\n", setup.name.c_str());
+        return 1;
+      }
+      last_session = session->session_id();
+      if (setup.name == "lossless") last_lossless = last_session;
+      f.daemon_cpu.push_back(cpuSeconds(daemon.pid()) - cpu_before);
+      f.held.push_back(static_cast<double>(session->tasks()) / static_cast<double>(nodes));
+      f.bytes_per_task.push_back(static_cast<double>(bytesUnder(session->recording())) /
+                                 static_cast<double>(std::max<uint64_t>(1, session->tasks())));
+      // The ended session's graph is freed and trimmed just after it says
+      // it ended.
+      std::this_thread::sleep_for(2s);
+      f.daemon_after_kib = statusKiB(daemon.pid(), "VmRSS:");
+    }
+  }
+  const double base = median(figures["no tool"].seconds);
+  std::printf("\n%llu tasks per run; daemon peak memory over the whole bench: %ld MiB\n\n", nodes,
+              statusKiB(daemon.pid(), "VmHWM:") / 1024);
+  std::printf("%-10s %9s %7s %13s %12s %11s %17s\n", "set-up", "seconds", "ratio", "tasks held", "bytes/task",
+              "daemon CPU", "daemon RSS after");
+  for (const Setup& setup : setups) {
+    const Figures& f = figures[setup.name];
+    const double s = median(f.seconds);
+    if (setup.name == "no tool") {
+      std::printf("%-10s %9.2f %7.2f %13s %12s %11s %17s\n", setup.name.c_str(), s, 1.0, "-", "-", "-", "-");
+      continue;
+    }
+    std::printf("%-10s %9.2f %7.2f %12.2f%% %12.1f %10.2fs %13ld MiB\n", setup.name.c_str(), s, s / base,
+                100 * median(f.held), median(f.bytes_per_task), median(f.daemon_cpu), f.daemon_after_kib / 1024);
+  }
+  const std::string cli = nk::test::envOr("NK_CLI");
+  if (!cli.empty() && last_lossless != 0) {
+    std::printf("\nexports of the last lossless session (%llu tasks)\n", nodes);
+    std::printf("%-9s %9s %12s %14s\n", "format", "seconds", "MB", "CLI peak MiB");
+    for (const std::string format : {"perfetto", "otf2"}) {
+      fs::path out = dir.path() / ("export-" + format);
+      Run run = runTimed({cli, "--socket", daemon.socket().string(), "export", std::to_string(last_lossless),
+                          "--format", format, "--out", out.string()},
+                         {});
+      if (run.exit_code != 0) {
+        std::printf("%-9s failed (exit %d)\n", format.c_str(), run.exit_code);
+        continue;
+      }
+      std::printf("%-9s %9.2f %12.1f %14ld\n", format.c_str(), run.seconds, static_cast<double>(bytesUnder(out)) / 1e6,
+                  run.peak_kib / 1024);
+      std::error_code ec;
+      fs::remove_all(out, ec);
+    }
+  }
+  return 0;
+}
