@@ -100,10 +100,46 @@ struct SourceLine {
   int line = 0;
 };
 
+// The row's line; clang gives compiler-made code (a task entry's inlined
+// body, a depobj's set-up) line 0, and a debugger then shows the line
+// before it: so does this, from the rows just before the address in its
+// sequence.
 std::optional<SourceLine> lineOf(Dwarf_Die* cu, Dwarf_Addr address) {
   Dwarf_Line* line = dwarf_getsrc_die(cu, address);
   int number = 0;
-  if (!line || dwarf_lineno(line, &number) != 0 || number <= 0) return std::nullopt;
+  if (!line || dwarf_lineno(line, &number) != 0) return std::nullopt;
+  if (number <= 0) {
+    Dwarf_Lines* lines = nullptr;
+    size_t count = 0;
+    if (dwarf_getsrclines(cu, &lines, &count) != 0) return std::nullopt;
+    // The last row at or before the address (rows are sorted by address
+    // within a sequence, and sequences by their start).
+    size_t at = count;
+    for (size_t low = 0, high = count; low < high;) {
+      size_t mid = low + (high - low) / 2;
+      Dwarf_Addr row_address = 0;
+      dwarf_lineaddr(dwarf_onesrcline(lines, mid), &row_address);
+      if (row_address <= address) {
+        at = mid;
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    line = nullptr;
+    constexpr size_t kLookBack = 256;
+    for (size_t step = 0; at < count && step < kLookBack; ++step, --at) {
+      Dwarf_Line* row = dwarf_onesrcline(lines, at);
+      bool end = false;
+      if (step > 0 && (dwarf_lineendsequence(row, &end) != 0 || end)) break;  // another sequence's
+      if (dwarf_lineno(row, &number) == 0 && number > 0) {
+        line = row;
+        break;
+      }
+      if (at == 0) break;
+    }
+    if (!line) return std::nullopt;
+  }
   const char* file = dwarf_linesrc(line, nullptr, nullptr);
   if (!file) return std::nullopt;
   return SourceLine{file, number};

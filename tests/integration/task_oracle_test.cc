@@ -70,6 +70,26 @@ struct Expected {
   std::string error;
 };
 
+// What a debugger would show for a task: "function (oracle_programs.cc:N)",
+// where line N of the program's source holds the task construct (its pragma,
+// or the statement the pragma precedes) and `function` is defined above
+// it. Empty when the name is right, else what is wrong with it.
+std::string nameProblem(const std::string& name, const std::vector<std::string>& source) {
+  static const std::regex shape(R"(^((?:\(anonymous namespace\)::|[A-Za-z_][A-Za-z_0-9<>]*::)*[A-Za-z_][A-Za-z_0-9<>]*) \(oracle_programs\.cc:(\d+)\)$)");
+  std::smatch m;
+  if (!std::regex_match(name, m, shape)) return "'" + name + "' is not 'function (oracle_programs.cc:LINE)'";
+  const std::string function = m[1];
+  const size_t line = std::stoul(m[2]);
+  if (line < 1 || line > source.size()) return "'" + name + "': no such line";
+  auto holdsTask = [&](size_t at) { return at >= 1 && source[at - 1].find("#pragma omp task") != std::string::npos; };
+  if (!holdsTask(line) && !holdsTask(line - 1)) return "'" + name + "': line " + m[2].str() + " holds no task construct";
+  const std::string bare = function.substr(function.rfind(':') == std::string::npos ? 0 : function.rfind(':') + 1);
+  const std::regex definition("\\b" + bare + "\\s*\\(");
+  for (size_t at = line; at >= 1; --at)
+    if (std::regex_search(source[at - 1], definition) && source[at - 1].find(';') == std::string::npos) return {};
+  return "'" + name + "': no function " + bare + " defined above line " + m[2].str();
+}
+
 // The oracle: reads the shim's log and applies the rules.
 Expected expectFromLog(const std::filesystem::path& log) {
   Expected out;
@@ -251,6 +271,18 @@ class TaskOracleTest : public TaskDaemonFixture {
       EXPECT_EQ(t.state, TaskState::kFinished) << t.id;
     }
     EXPECT_EQ(recorded_tasks.size(), expected.tasks.size());
+    // Every task named by its function and the line of its construct.
+    std::vector<std::string> source;
+    {
+      std::ifstream in(envOr("NK_ORACLE_SOURCE"));
+      for (std::string line; std::getline(in, line);) source.push_back(line);
+    }
+    EXPECT_FALSE(source.empty()) << "NK_ORACLE_SOURCE";
+    std::map<std::string, uint64_t> problems;
+    for (const auto& t : graph.tasks())
+      if (std::string problem = nameProblem(graph.functions()[t.function], source); !problem.empty())
+        ++problems[problem];
+    for (const auto& [problem, count] : problems) ADD_FAILURE() << count << " tasks: " << problem;
     EXPECT_TRUE(recorded_tasks == expected.tasks) << "the recording and the log have different tasks";
 
     std::string error;
