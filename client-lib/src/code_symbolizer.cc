@@ -170,16 +170,6 @@ std::optional<std::string> CodeSymbolizer::cached(uint64_t code_address) const {
   return found->second;
 }
 
-std::string_view CodeSymbolizer::bareFunction(std::string_view name) {
-  if (name.size() > 3 && name.back() == ')') {
-    size_t open = name.rfind(" (");
-    if (open != std::string_view::npos && open > 0) return name.substr(0, open);
-  }
-  size_t plus = name.rfind("+0x");
-  if (plus != std::string_view::npos && plus > 0) return name.substr(0, plus);
-  return name;
-}
-
 std::string CodeSymbolizer::withoutSignature(std::string_view full) {
   std::string_view s = full;
   // Trailing qualifiers of a member function.

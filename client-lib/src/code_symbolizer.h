@@ -57,9 +57,6 @@ class CodeSymbolizer {
   // The name if it was resolved already; never resolves.
   std::optional<std::string> cached(uint64_t code_address) const;
 
-  // The part a user types for a whole function: "fib" of "fib (fib.c:31)"
-  // and of "fib+0x1f".
-  static std::string_view bareFunction(std::string_view name);
   // A demangled C++ name without its return type and parameter list, as a
   // debugger's frame shows it ("int ns::work<int>(int)" -> "ns::work<int>");
   // what it cannot take apart it returns whole.

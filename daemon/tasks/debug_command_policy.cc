@@ -9,6 +9,7 @@
 
 #include "common/proc_stat.h"
 #include "taskgraph/task_graph_summary.h"
+#include "wire/task_function_name.h"
 #include "tasks/debug_status_view.h"
 
 namespace v1 = nodekeeper::v1;
@@ -17,18 +18,7 @@ namespace nk {
 
 namespace {
 
-// What a user types for a whole function: "fib" of "fib (fib.c:31)" (a
-// construct named by its line, see client-lib's CodeSymbolizer) and of
-// "fib+0x1f" (by its offset).
-std::string_view bareFunction(std::string_view name) {
-  if (name.size() > 3 && name.back() == ')') {
-    size_t open = name.rfind(" (");
-    if (open != std::string_view::npos && open > 0) return name.substr(0, open);
-  }
-  size_t plus = name.rfind("+0x");
-  if (plus != std::string_view::npos && plus > 0) return name.substr(0, plus);
-  return name;
-}
+using wire::TaskFunctionName;
 
 std::string listed(const std::vector<std::string>& names) {
   constexpr size_t kListed = 5;
@@ -48,10 +38,10 @@ Result<std::vector<std::string>> matchFunction(const std::set<std::string>& know
   std::vector<std::string> bare, prefixed;
   std::set<std::string_view> functions;
   for (const std::string& name : known) {
-    if (bareFunction(name) == wanted) bare.push_back(name);
+    if (TaskFunctionName::bareFunction(name) == wanted) bare.push_back(name);
     if (name.starts_with(wanted)) {
       prefixed.push_back(name);
-      functions.insert(bareFunction(name));
+      functions.insert(TaskFunctionName::bareFunction(name));
     }
   }
   if (!bare.empty()) return bare;

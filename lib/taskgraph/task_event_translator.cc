@@ -15,8 +15,6 @@ using wire::TaskEventType;
 
 namespace {
 
-constexpr uint8_t kTypeCount = static_cast<uint8_t>(TaskEventType::kRegionEnd) + 1;
-
 GraphEvent graphEvent(const v1::TaskEvent& e) {
   GraphEvent g;
   g.timestamp_ns = e.timestamp_ns();
@@ -123,10 +121,12 @@ void TaskEventTranslator::toStructured(const v1::TaskEventBatch& batch, v1::Task
   out.set_session_id(batch.session_id());
   *out.mutable_events() = batch.events();
   for (const v1::PackedEvents& packed : batch.packed()) {
-    // What a bad part holds up to its fault is still shown.
+    // A bad part shows what unpack kept: its whole raw records, none of a
+    // compact part that does not decode. (Recordings hold only batches
+    // that toGraphEvents took.)
     (void)unpack(packed);
     for (const TaskEventRecord& r : records_) {
-      if (static_cast<uint8_t>(r.type) >= kTypeCount) continue;
+      if (static_cast<uint8_t>(r.type) >= wire::kTaskEventTypeCount) continue;
       v1::TaskEvent* e = out.add_events();
       e->set_timestamp_ns(static_cast<int64_t>(r.timestamp_ns));
       e->set_thread(r.type == TaskEventType::kStarted ? static_cast<uint32_t>(r.a) : packed.thread());

@@ -7,7 +7,6 @@ namespace nk::wire {
 
 namespace {
 
-constexpr size_t kTypes = static_cast<size_t>(TaskEventType::kRegionEnd) + 1;
 constexpr int kFields = 4;  // task, a, b, c
 
 uint64_t zigzag(uint64_t difference) {
@@ -29,7 +28,7 @@ void putVarint(std::string& out, uint64_t v) {
 }
 
 struct Predictions {
-  std::array<std::array<uint64_t, kFields>, kTypes> previous{};
+  std::array<std::array<uint64_t, kFields>, kTaskEventTypeCount> previous{};
   uint64_t timestamp = 0;
 };
 
@@ -49,7 +48,7 @@ void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string
     // refused by the reader.
     const auto fields = fieldsOf(r);
     for (int f = 0; f < kFields; ++f) {
-      residual[f] = zigzag(fields[f] - (type < kTypes ? p.previous[type][f] : 0));
+      residual[f] = zigzag(fields[f] - (type < kTaskEventTypeCount ? p.previous[type][f] : 0));
       if (residual[f] != 0) header |= static_cast<uint8_t>(1u << (4 + f));
     }
     out.push_back(static_cast<char>(header));
@@ -57,7 +56,7 @@ void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string
     for (int f = 0; f < kFields; ++f)
       if (residual[f] != 0) putVarint(out, residual[f]);
     p.timestamp = r.timestamp_ns;
-    if (type < kTypes) p.previous[type] = fields;
+    if (type < kTaskEventTypeCount) p.previous[type] = fields;
   }
 }
 
@@ -106,7 +105,7 @@ std::string CompactEvents::decode(std::span<const std::byte> compact, std::vecto
     }
     const uint8_t header = *at++;
     const size_t type = header & 0x0f;
-    if (type >= kTypes) {
+    if (type >= kTaskEventTypeCount) {
       fault = "byte " + std::to_string(offset) + ": unknown event type " + std::to_string(type);
       break;
     }

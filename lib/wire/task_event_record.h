@@ -16,6 +16,8 @@ enum class TaskEventType : uint8_t {
   kRegionBegin,
   kRegionEnd,
 };
+// Types are 0 to kTaskEventTypeCount - 1; readers refuse any other.
+inline constexpr uint8_t kTaskEventTypeCount = static_cast<uint8_t>(TaskEventType::kRegionEnd) + 1;
 
 // One task event as captured on an application thread. Fixed-size and
 // trivially copyable so the hot path is a plain copy into a ring slot, and

@@ -1,4 +1,5 @@
 #include "code_symbolizer.h"
+#include "wire/task_function_name.h"
 
 #include <gtest/gtest.h>
 
@@ -104,7 +105,7 @@ TEST(CodeSymbolizer, NamesItsOwnTestFunctions) {
   // An address inside this very test body: the test's own function.
   const uint64_t here = reinterpret_cast<uint64_t>(&markedLine) + 1;
   std::string name = symbolizer.name(here);
-  EXPECT_EQ(std::string(CodeSymbolizer::bareFunction(name)), "nk::client::(anonymous namespace)::markedLine") << name;
+  EXPECT_EQ(std::string(wire::TaskFunctionName::bareFunction(name)), "nk::client::(anonymous namespace)::markedLine") << name;
 }
 
 TEST(CodeSymbolizer, SignaturesComeOff) {
@@ -120,13 +121,13 @@ TEST(CodeSymbolizer, SignaturesComeOff) {
 }
 
 TEST(CodeSymbolizer, BareFunctionIsWhatAUserTypes) {
-  EXPECT_EQ(CodeSymbolizer::bareFunction("fib (fib.c:31)"), "fib");
-  EXPECT_EQ(CodeSymbolizer::bareFunction("ns::work<int> (w.cc:12)"), "ns::work<int>");
-  EXPECT_EQ(CodeSymbolizer::bareFunction("fib+0x1f"), "fib");
-  EXPECT_EQ(CodeSymbolizer::bareFunction("prog+0x1234"), "prog");
-  EXPECT_EQ(CodeSymbolizer::bareFunction("prog+0x1234 (fib.c:3)"), "prog+0x1234");
-  EXPECT_EQ(CodeSymbolizer::bareFunction("0x7f00"), "0x7f00");
-  EXPECT_EQ(CodeSymbolizer::bareFunction("compute"), "compute");
+  EXPECT_EQ(wire::TaskFunctionName::bareFunction("fib (fib.c:31)"), "fib");
+  EXPECT_EQ(wire::TaskFunctionName::bareFunction("ns::work<int> (w.cc:12)"), "ns::work<int>");
+  EXPECT_EQ(wire::TaskFunctionName::bareFunction("fib+0x1f"), "fib");
+  EXPECT_EQ(wire::TaskFunctionName::bareFunction("prog+0x1234"), "prog");
+  EXPECT_EQ(wire::TaskFunctionName::bareFunction("prog+0x1234 (fib.c:3)"), "prog+0x1234");
+  EXPECT_EQ(wire::TaskFunctionName::bareFunction("0x7f00"), "0x7f00");
+  EXPECT_EQ(wire::TaskFunctionName::bareFunction("compute"), "compute");
 }
 
 }  // namespace

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string_view>
+
+namespace nk::wire {
+
+// The names libnodekeeper gives task constructs (client-lib's
+// CodeSymbolizer), as the daemon matches them against what a user types:
+// "fib (fib.c:31)" for a construct named by its line, "fib+0x1f" by its
+// offset, "prog+0x1234" for a stripped module.
+class TaskFunctionName {
+ public:
+  // The part a user types for a whole function: "fib" of "fib (fib.c:31)"
+  // and of "fib+0x1f"; a name of neither form whole.
+  static std::string_view bareFunction(std::string_view name);
+};
+
+}  // namespace nk::wire
