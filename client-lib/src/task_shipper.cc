@@ -29,6 +29,7 @@ namespace {
 constexpr auto kInterval = std::chrono::milliseconds(5);
 constexpr auto kRetry = std::chrono::seconds(1);
 constexpr size_t kDrainChunk = 16384;
+static_assert(kDrainChunk <= wire::CompactEvents::kMaxRecordsPerPart, "a chunk is one compact part");
 
 void say(const std::string& line) {
   std::string text = line + "\n";

@@ -174,9 +174,8 @@ std::string TaskEventTranslator::unpack(const v1::PackedEvents& packed) {
     return "packed events of thread " + std::to_string(packed.thread()) + " are " + std::to_string(bytes.size()) +
            " bytes, not a whole number of " + std::to_string(sizeof(TaskEventRecord)) + "-byte records";
   const std::string& compact = packed.compact();
-  // A record takes at least two bytes: the bound a hostile part cannot pass.
   std::string fault = wire::CompactEvents::decode(std::as_bytes(std::span(compact.data(), compact.size())), records_,
-                                                  compact.size() / 2);
+                                                  wire::CompactEvents::kMaxRecordsPerPart);
   if (!fault.empty()) return "packed events of thread " + std::to_string(packed.thread()) + ": " + fault;
   return {};
 }

@@ -26,6 +26,11 @@ namespace nk::wire {
 // recording read from any frame, a part sent again).
 class CompactEvents {
  public:
+  // What one part may hold. Decoded, a record takes 48 bytes where it may
+  // have arrived in 2: without this bound a hostile 4 MiB message would
+  // cost the daemon 100 MB per stream. The shipper sends at most 16384.
+  static constexpr size_t kMaxRecordsPerPart = 65536;
+
   // Appends the encoding of `records` to `out`.
   static void encode(std::span<const TaskEventRecord> records, std::string& out);
   // Appends the decoded records to `out`. On malformed input (a type out of

@@ -128,6 +128,18 @@ TEST(CompactEvents, TheTranslatorReadsCompactPartsLikeRecords) {
     EXPECT_EQ(from_records[i].from, from_compact[i].from);
     EXPECT_EQ(from_records[i].address, from_compact[i].address);
   }
+  // Past the per-part bound, a part is refused, whatever the message size.
+  std::vector<TaskEventRecord> many(CompactEvents::kMaxRecordsPerPart + 1, records[0]);
+  v1::TaskEventBatch too_many;
+  CompactEvents::encode(many, *too_many.add_packed()->mutable_compact());
+  std::vector<GraphEvent> refused;
+  TaskEventTranslator four;
+  EXPECT_NE(four.toGraphEvents(too_many, refused).find("more than 65536 events"), std::string::npos);
+  many.pop_back();
+  v1::TaskEventBatch at_bound;
+  CompactEvents::encode(many, *at_bound.add_packed()->mutable_compact());
+  EXPECT_EQ(four.toGraphEvents(at_bound, refused), "");
+
   v1::TaskEventBatch damaged = as_compact;
   damaged.mutable_packed(0)->mutable_compact()->pop_back();
   damaged.mutable_packed(0)->mutable_compact()->push_back(static_cast<char>(0x80));
