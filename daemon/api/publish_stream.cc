@@ -1,7 +1,5 @@
 #include "api/publish_stream.h"
 
-#include <malloc.h>
-
 #include <span>
 
 #include "api/status_mapping.h"
@@ -46,14 +44,11 @@ void PublishStream::OnReadDone(bool ok) {
 }
 
 Status PublishStream::take() {
-  std::string fault = translator_.toGraphEvents(batch_, events_);
   // Nothing of a bad batch is kept, so the recording replays as the graph is.
-  if (!fault.empty()) return invalidArgument("task events from pid " + std::to_string(slot().pid()) + ": " + fault);
+  if (std::string fault = checker_.check(batch_); !fault.empty())
+    return invalidArgument("task events from pid " + std::to_string(slot().pid()) + ": " + fault);
   batch_.set_session_id(session_);
-  wire_.clear();
-  batch_.SerializeToString(&wire_);
-  Status appended = sessions_.append(session_, std::as_bytes(std::span(wire_.data(), wire_.size())), events_);
-  if (!appended) return appended;
+  if (Status appended = sessions_.append(session_, batch_); !appended) return appended;
   if (batch_.gate_reports_size() > 0) hub_.gateReports(session_, batch_.gate_reports());
   return {};
 }
@@ -70,10 +65,6 @@ void PublishStream::ended() {
   // Once appGone returns, the hub no longer calls queueControl.
   hub_.appGone(session_);
   sessions_.close(session_);
-  // The session's graph is freed: the memory goes back to the system now,
-  // not when the allocator next trims (the daemon keeps a big trim
-  // threshold, MallocTuning).
-  malloc_trim(0);
 }
 
 }  // namespace nk

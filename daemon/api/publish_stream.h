@@ -16,11 +16,12 @@ namespace nk {
 class DebugHub;
 class SessionRegistry;
 
-// Tasks.Publish: one app's session. Each batch is recorded and applied to
-// the session's graph before the next is read, so a recorder that falls
-// behind slows the app's stream (lossless mode waits on it) rather than
-// queueing without bound; the debugger's controls go back on the same
-// stream as the hub hands them over.
+// Tasks.Publish: one app's session. Each batch is checked and recorded
+// before the next is read, so a recorder that falls behind slows the app's
+// stream (lossless mode waits on it) rather than queueing without bound;
+// the graph is built from the recorded batches behind it (SessionRegistry).
+// The debugger's controls go back on the same stream as the hub hands them
+// over.
 class PublishStream final
     : public PumpedStream<grpc::ServerBidiReactor<nodekeeper::v1::TaskEventBatch, nodekeeper::v1::TaskControl>,
                           nodekeeper::v1::TaskControl> {
@@ -44,9 +45,7 @@ class PublishStream final
   std::mutex controls_mutex_;
   std::deque<nodekeeper::v1::TaskControl> controls_;
   nodekeeper::v1::TaskEventBatch batch_;
-  std::string wire_;
-  std::vector<GraphEvent> events_;
-  TaskEventTranslator translator_;
+  TaskEventTranslator checker_;
 };
 
 }  // namespace nk

@@ -1,5 +1,10 @@
 #include "tasks/session_registry.h"
 
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <set>
 #include <system_error>
 
@@ -16,6 +21,44 @@ SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir, Options o
                                            .warn = options_.log_warning}) {
   // Ids go on from the last run's, so that names do not collide.
   next_id_ = store_.highestSessionId() + 1;
+  if (options_.build_in_background) builder_ = std::thread([this] { buildInBackground(); });
+}
+
+SessionRegistry::~SessionRegistry() {
+  {
+    std::lock_guard lock(builder_mutex_);
+    stopping_ = true;
+  }
+  builder_wake_.notify_one();
+  if (builder_.joinable()) builder_.join();
+}
+
+// Graphs are built in time nobody else wants: at nice 19 the thread runs
+// only while the app's threads and the daemon's own have what they need.
+// Not SCHED_IDLE: a reader waiting on the graph's lock behind a build in
+// progress would wait as long as the node stays busy; at nice 19 the build
+// still gets a sliver of CPU and finishes its batch.
+void SessionRegistry::buildInBackground() {
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+  (void)pthread_setname_np(pthread_self(), "nk-graph");
+  // Batches per session per turn: sessions take turns, and the loop looks
+  // for new sessions and for the stop now and then.
+  constexpr size_t kBatchesPerTurn = 8;
+  std::unique_lock lock(builder_mutex_);
+  while (!stopping_) {
+    const uint64_t queued_before = batches_queued_.load(std::memory_order_acquire);
+    lock.unlock();
+    bool built = false;
+    for (Session* s : all()) {
+      if (!s->graph.pending()) continue;
+      built = s->graph.build(kBatchesPerTurn) > 0 || built;
+      releaseIfDone(*s);
+    }
+    lock.lock();
+    // Nothing was waiting, and nothing came since the pass began.
+    if (!built && batches_queued_.load(std::memory_order_acquire) == queued_before)
+      builder_wake_.wait_for(lock, std::chrono::seconds(1));
+  }
 }
 
 SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir)
@@ -26,7 +69,7 @@ Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program
   std::filesystem::create_directories(dir_, ec);
   if (ec) return internalError("cannot create the recordings directory " + dir_.string() + ": " + ec.message());
   RecordingStore::Removals removed = store_.sweep();
-  auto session = std::make_unique<Session>();
+  auto session = std::make_unique<Session>(pending_total_);
   uint64_t id = 0;
   std::filesystem::path recording;
   {
@@ -50,6 +93,8 @@ Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program
     }
     session->recording.emplace(std::move(*writer));
     session->info.recording = recording;
+    // Without a reader the graph takes its batches from memory instead.
+    session->readable = session->graph.readFrom(recording);
   } else {
     session->info.recording_stopped = "not recorded: " + admitted.refusal;
     options_.log_warning("task session " + std::to_string(id) + " (pid " + std::to_string(pid) + ", uid " +
@@ -81,36 +126,66 @@ void SessionRegistry::stopRecording(Session& s, const std::string& reason) {
                        "; its program runs on unrecorded");
 }
 
-Status SessionRegistry::append(uint64_t id, std::span<const std::byte> recorded_batch,
-                               std::span<const GraphEvent> events) {
+Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch& batch) {
   Session* s = find(id);
   if (!s) return notFound("no task session " + std::to_string(id));
   RecordingStore::Removals removed;
   Status result;
+  std::vector<std::byte> frame;
+  std::optional<std::pair<uint64_t, uint32_t>> recorded_at;
+  // A graph far behind its batches means the node has no CPU to spare: the
+  // frames are then stored as they are (still zstd frames) rather than
+  // compressed, which costs a tenth of a nanosecond a byte instead of three.
+  const bool behind = pending_total_.load(std::memory_order_relaxed) > options_.compact_frames_below ||
+                      s->graph.queuedBatches() > options_.compact_frames_within;
+  const ZstdFrames::Effort effort = behind ? ZstdFrames::Effort::kFastest : ZstdFrames::Effort::kCompact;
   {
     std::lock_guard lock(s->mutex);
+    s->wire.clear();
+    batch.SerializeToString(&s->wire);
+    const auto payload = std::as_bytes(std::span(s->wire.data(), s->wire.size()));
     if (s->recording) {
       // Charged what it takes on disk, compressed.
-      auto staged = s->recording->stage(recorded_batch);
+      auto staged = s->recording->stage(payload, effort);
       if (!staged) {
         result = staged.error();
       } else {
         auto growth = store_.grow(s->info.recording, *staged);
         removed = std::move(growth.removed);
+        const uint64_t frame_at = s->recording->size() + kFrameHeaderSize;
         if (!growth.allowed) {
           stopRecording(*s, growth.refusal);
         } else if (Status appended = s->recording->appendStaged(); !appended) {
           store_.resize(s->info.recording, s->recording->size());
           result = appended;
+        } else if (s->recording->compressesFrames() && s->readable) {
+          // The graph reads the frame back from the recording.
+          recorded_at.emplace(frame_at, static_cast<uint32_t>(s->recording->staged().size()));
         }
       }
     }
-    if (result) {
-      for (const GraphEvent& e : events) s->graph.apply(e);
-      s->info.events += events.size();
+    if (result && !recorded_at) {
+      s->zstd.compress(payload, frame, effort);
+      if (frame.empty()) result = internalError("task session " + std::to_string(id) + ": zstd could not compress a batch");
     }
   }
   recordingsRemoved(removed);
+  if (!result) return result;
+  if (recorded_at) {
+    s->graph.queueRecorded(recorded_at->first, recorded_at->second);
+  } else {
+    s->graph.queue(std::move(frame));
+  }
+  if (pending_total_.load(std::memory_order_relaxed) > options_.max_pending_bytes) {
+    // The builder is far behind (a node too busy to give it any time) and
+    // the batches wait in memory: this stream pays for its own graph before
+    // it reads on, which slows the app the way building every batch as it
+    // came did, no more.
+    s->graph.build(SIZE_MAX);
+  } else if (builder_.joinable()) {
+    batches_queued_.fetch_add(1, std::memory_order_release);
+    builder_wake_.notify_one();
+  }
   return result;
 }
 
@@ -123,14 +198,28 @@ void SessionRegistry::close(uint64_t id) {
     s->recording.reset();
     if (!s->info.recording.empty()) store_.end(s->info.recording);
     s->info.live = false;
-    // Frontends read an ended session from its recording: its graph would
-    // only hold memory (a daemon outlives many programs).
-    s->info.tasks = s->graph.tasks().size();
-    s->info.edges = s->graph.edges().size();
-    s->info.by_state = s->graph.countsByState();
-    s->graph = TaskGraph();
   }
+  // Frontends read an ended session from its recording: its graph would
+  // only hold memory (a daemon outlives many programs). It is freed once it
+  // has taken what is still queued: here if nothing is, else by the builder
+  // or by the next reader.
+  releaseIfDone(*s);
   recordingsRemoved(store_.sweep());
+}
+
+void SessionRegistry::releaseIfDone(Session& s) const {
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.info.live || s.released) return;
+  }
+  if (s.graph.pending()) return;
+  SessionGraph::Counts counts = s.graph.release();
+  std::lock_guard lock(s.mutex);
+  s.released = true;
+  s.info.tasks = counts.tasks;
+  s.info.edges = counts.edges;
+  s.info.events = counts.events;
+  s.info.by_state = counts.by_state;
 }
 
 void SessionRegistry::sweep() { recordingsRemoved(store_.sweep()); }
@@ -163,27 +252,43 @@ void SessionRegistry::recordingsRemoved(const RecordingStore::Removals& removed)
                     dir_.string() + ": " + why);
 }
 
-SessionRegistry::Info SessionRegistry::snapshot(Session& s) {
-  std::lock_guard lock(s.mutex);
-  Info info = s.info;
-  if (info.live) {
-    info.tasks = s.graph.tasks().size();
-    info.edges = s.graph.edges().size();
-    info.by_state = s.graph.countsByState();
+SessionRegistry::Info SessionRegistry::snapshot(Session& s) const {
+  Info info;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.released) return s.info;
+    info = s.info;
   }
+  // What is listed is what has arrived: the graph takes its queue first.
+  s.graph.look([](const TaskGraph&) {});
+  if (!info.live) {
+    releaseIfDone(s);
+    std::lock_guard lock(s.mutex);
+    if (s.released) return s.info;
+  }
+  SessionGraph::Counts counts = s.graph.counts();
+  info.tasks = counts.tasks;
+  info.edges = counts.edges;
+  info.events = counts.events;
+  info.by_state = counts.by_state;
   return info;
 }
 
+std::vector<SessionRegistry::Session*> SessionRegistry::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<Session*> sessions;
+  sessions.reserve(sessions_.size());
+  for (const auto& [id, s] : sessions_) sessions.push_back(s.get());
+  return sessions;
+}
+
 std::vector<SessionRegistry::Info> SessionRegistry::list(std::optional<uid_t> only_uid) const {
-  std::vector<Session*> all;
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& [id, s] : sessions_) all.push_back(s.get());
-  }
   std::vector<Info> out;
-  for (Session* s : all) {
-    Info info = snapshot(*s);
-    if (!only_uid || info.uid == *only_uid) out.push_back(std::move(info));
+  for (Session* s : all()) {
+    // The owner is set before the session is listed and never changes; a
+    // user's listing does not build other users' graphs.
+    if (only_uid && s->info.uid != *only_uid) continue;
+    out.push_back(snapshot(*s));
   }
   return out;
 }
@@ -194,11 +299,15 @@ std::optional<SessionRegistry::Info> SessionRegistry::info(uint64_t id) const {
   return snapshot(*s);
 }
 
+size_t SessionRegistry::pendingBatches(uint64_t id) const {
+  Session* s = find(id);
+  return s ? s->graph.queuedBatches() : 0;
+}
+
 bool SessionRegistry::inspect(uint64_t id, const std::function<void(const TaskGraph&)>& look) const {
   Session* s = find(id);
   if (!s) return false;
-  std::lock_guard lock(s->mutex);
-  look(s->graph);
+  s->graph.look(look);
   return true;
 }
 

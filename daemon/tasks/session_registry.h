@@ -3,7 +3,9 @@
 #include <sys/types.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -13,13 +15,17 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "base/result.h"
+#include "nodekeeper/v1/tasks.pb.h"
 #include "taskgraph/recording_writer.h"
-#include "tasks/recording_store.h"
 #include "taskgraph/task_graph.h"
+#include "taskgraph/zstd_frames.h"
+#include "tasks/recording_store.h"
+#include "tasks/session_graph.h"
 
 namespace nk {
 
@@ -28,6 +34,11 @@ namespace nk {
 // directory. Sessions stay listed (not live) after their app has gone, so
 // a frontend can still look at the graph through the recording, which
 // stays on disk; the ended session's graph is freed.
+//
+// A batch is recorded when it arrives and its graph is built later
+// (SessionGraph): by a builder thread at the lowest priority, or by whoever
+// looks at the graph, or, once the batches waiting over all sessions pass
+// Options::max_pending_bytes, by the stream that brings more.
 //
 // Recordings are kept within their quota (RecordingStore): a session whose
 // user reaches it stops recording while its graph stays live and its
@@ -41,6 +52,19 @@ class SessionRegistry {
     std::chrono::seconds sweep_interval = std::chrono::minutes(1);
     std::function<void(const std::string&)> log_info = [](const std::string&) {};
     std::function<void(const std::string&)> log_warning = [](const std::string&) {};
+    // Batches received and not yet in their graphs, over all sessions, as
+    // their compressed frames (a few bytes a task): past this the streams
+    // build their own graphs before they read on.
+    uint64_t max_pending_bytes = uint64_t{256} << 20;
+    // False: no builder thread; graphs are built only when looked at or
+    // when the pending bytes pass the bound (tests that want to see a
+    // graph wait behind its batches).
+    bool build_in_background = true;
+    // Frames are compressed (zstd level 1) while the batches waiting for
+    // their graphs stay below these (bytes in memory over all sessions;
+    // batches of this session); else stored (SessionRegistry::append).
+    uint64_t compact_frames_below = uint64_t{4} << 20;
+    size_t compact_frames_within = 32;
   };
 
   struct Info {
@@ -62,20 +86,26 @@ class SessionRegistry {
   // Takes account of the recordings an earlier run left in the directory.
   SessionRegistry(std::filesystem::path recordings_dir, Options options);
   explicit SessionRegistry(std::filesystem::path recordings_dir);
+  ~SessionRegistry();
+  SessionRegistry(const SessionRegistry&) = delete;
+  SessionRegistry& operator=(const SessionRegistry&) = delete;
 
   // A new session and its recording file.
   Result<uint64_t> open(pid_t pid, uid_t uid, std::string program);
-  // One batch: recorded as one frame (the wire bytes, so a recording
-  // replays exactly what arrived), then applied to the graph.
-  Status append(uint64_t session, std::span<const std::byte> recorded_batch, std::span<const GraphEvent> events);
-  // The app's stream ended: flush the recording, keep the graph.
+  // One batch, checked already (TaskEventTranslator::check): recorded as
+  // one frame (serialized, so a recording replays exactly what arrived),
+  // then queued for the graph.
+  Status append(uint64_t session, const nodekeeper::v1::TaskEventBatch& batch);
+  // The app's stream ended: flush the recording. The graph is freed once
+  // it has taken every batch (its counts stay in Info).
   void close(uint64_t session);
 
   // All sessions, or those of one user.
   std::vector<Info> list(std::optional<uid_t> only_uid = std::nullopt) const;
   std::optional<Info> info(uint64_t session) const;
-  // Runs `look` on the session's live graph, under its lock; false for an
-  // unknown session. An ended session's graph is empty (freed).
+  // Runs `look` on the session's live graph, under its lock, with every
+  // batch received so far in it; false for an unknown session. An ended
+  // session's graph is empty (freed).
   bool inspect(uint64_t session, const std::function<void(const TaskGraph&)>& look) const;
 
   // Removes the ended recordings past their age or over a quota.
@@ -83,20 +113,38 @@ class SessionRegistry {
   // sweep() when sweep_interval has passed since the last; cheap otherwise.
   void sweepIfDue();
 
+  // Bytes of batches held in memory, not yet in their graphs, over all
+  // sessions (batches read back from recordings are not counted).
+  uint64_t pendingBytes() const { return pending_total_.load(std::memory_order_relaxed); }
+  // The session's batches not yet in its graph; 0 for an unknown session.
+  size_t pendingBatches(uint64_t session) const;
+
  private:
   struct Session {
+    explicit Session(std::atomic<uint64_t>& pending_total) : graph(pending_total) {}
     Info info;
-    TaskGraph graph;
     std::optional<RecordingWriter> recording;
-    std::mutex mutex;  // graph and recording; held per batch
+    ZstdFrames zstd;       // frames for the graph while the session is not recorded
+    std::string wire;      // scratch, reused
+    bool released = false; // the ended session's graph is freed, its counts in info
+    bool readable = false; // the graph can read frames back from the recording
+    std::mutex mutex;      // all of the above; held per batch
+    SessionGraph graph;    // locks of its own
   };
   Session* find(uint64_t id) const;
-  static Info snapshot(Session& s);
+  std::vector<Session*> all() const;
+  Info snapshot(Session& s) const;
+  // An ended session whose graph has taken every batch: the graph is freed
+  // and its counts kept.
+  void releaseIfDone(Session& s) const;
+  void buildInBackground();
   // Under the session's lock.
   void stopRecording(Session& s, const std::string& reason);
   // The sessions whose recordings the store removed learn it; logged.
   void recordingsRemoved(const RecordingStore::Removals& removed);
 
+  // Declared first: sessions (destroyed before it) give their bytes back.
+  std::atomic<uint64_t> pending_total_{0};
   std::filesystem::path dir_;
   Options options_;
   RecordingStore store_;
@@ -104,6 +152,12 @@ class SessionRegistry {
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   std::unordered_map<std::string, uint64_t> by_recording_;  // recording path -> session
   uint64_t next_id_ = 1;
+
+  std::mutex builder_mutex_;  // stopping_
+  std::condition_variable builder_wake_;
+  bool stopping_ = false;
+  std::atomic<uint64_t> batches_queued_{0};  // ever, so the builder sees new work since it looked
+  std::thread builder_;  // last: started once everything above is made
 };
 
 }  // namespace nk

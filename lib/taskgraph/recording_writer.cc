@@ -186,7 +186,7 @@ Status RecordingWriter::append(std::span<const std::byte> payload) {
   return appendStaged();
 }
 
-Result<uint64_t> RecordingWriter::stage(std::span<const std::byte> payload) {
+Result<uint64_t> RecordingWriter::stage(std::span<const std::byte> payload, ZstdFrames::Effort effort) {
   has_staged_ = false;
   if (Status ok = usable(); !ok) return ok.error();
   if (payload.size() > kMaxFramePayload)
@@ -194,7 +194,7 @@ Result<uint64_t> RecordingWriter::stage(std::span<const std::byte> payload) {
                            " bytes exceeds the maximum " + std::to_string(kMaxFramePayload));
   staged_ = payload;
   if (version_ >= 2) {
-    zstd_.compress(payload, compressed_);
+    zstd_.compress(payload, compressed_, effort);
     if (compressed_.empty()) return internalError(path_.string() + ": zstd could not compress a frame");
     if (compressed_.size() > kMaxStoredFramePayload)
       return internalError(path_.string() + ": zstd grew a frame past its bound");

@@ -46,8 +46,12 @@ class RecordingWriter {
   // before it is written (a quota): stage() makes the frame (compressed, in
   // a version 2 recording) and returns its size on disk, header included;
   // appendStaged() writes it. A new stage() replaces one not written.
-  Result<uint64_t> stage(std::span<const std::byte> payload);
+  Result<uint64_t> stage(std::span<const std::byte> payload, ZstdFrames::Effort effort = ZstdFrames::Effort::kCompact);
   Status appendStaged();
+  // The frame's payload as stage() made it (zstd-compressed when
+  // compressesFrames()), until the next stage().
+  std::span<const std::byte> staged() const { return staged_; }
+  bool compressesFrames() const { return version_ >= 2; }
   // fdatasync. After a failed flush (or a failed append whose partial frame
   // could not be removed) the writer refuses further appends: what reached
   // the disk is unknown.

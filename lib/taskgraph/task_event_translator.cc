@@ -56,6 +56,11 @@ GraphEvent graphEvent(const v1::TaskEvent& e) {
   return g;
 }
 
+std::string unknownType(const v1::PackedEvents& packed, const TaskEventRecord& r) {
+  return "a packed event of thread " + std::to_string(packed.thread()) + " has unknown type " +
+         std::to_string(static_cast<int>(r.type));
+}
+
 }  // namespace
 
 void TaskEventTranslator::learnFunctions(const v1::TaskEventBatch& batch) {
@@ -106,8 +111,7 @@ std::string TaskEventTranslator::toGraphEvents(const v1::TaskEventBatch& batch, 
         case TaskEventType::kRegionBegin:
         case TaskEventType::kRegionEnd: continue;
         default:
-          return "a packed event of thread " + std::to_string(packed.thread()) + " has unknown type " +
-                 std::to_string(static_cast<int>(r.type));
+          return unknownType(packed, r);
       }
       out.push_back(g);
     }
@@ -162,6 +166,15 @@ void TaskEventTranslator::toStructured(const v1::TaskEventBatch& batch, v1::Task
       }
     }
   }
+}
+
+std::string TaskEventTranslator::check(const v1::TaskEventBatch& batch) {
+  for (const v1::PackedEvents& packed : batch.packed()) {
+    if (std::string bad = unpack(packed); !bad.empty()) return bad;
+    for (const TaskEventRecord& r : records_)
+      if (static_cast<uint8_t>(r.type) >= wire::kTaskEventTypeCount) return unknownType(packed, r);
+  }
+  return {};
 }
 
 std::string TaskEventTranslator::unpack(const v1::PackedEvents& packed) {

@@ -23,6 +23,10 @@ class TaskEventTranslator {
   // with a packed part (not whole records, an unknown type), or empty; the
   // events before the fault are in `out`.
   std::string toGraphEvents(const nodekeeper::v1::TaskEventBatch& batch, std::vector<GraphEvent>& out);
+  // What toGraphEvents would find wrong with `batch`, or empty, without
+  // making the events: for a stream that records batches now and builds
+  // its graph from them later (half the cost of toGraphEvents).
+  std::string check(const nodekeeper::v1::TaskEventBatch& batch);
   // `batch` with its packed events expanded into TaskEvents, in order
   // (replaces `out`); for frontends, which never see the packed form.
   void toStructured(const nodekeeper::v1::TaskEventBatch& batch, nodekeeper::v1::TaskEventBatch& out);

@@ -20,12 +20,12 @@ ZstdFrames::~ZstdFrames() = default;
 ZstdFrames::ZstdFrames(ZstdFrames&&) noexcept = default;
 ZstdFrames& ZstdFrames::operator=(ZstdFrames&&) noexcept = default;
 
-void ZstdFrames::compress(std::span<const std::byte> data, std::vector<std::byte>& out) {
+void ZstdFrames::compress(std::span<const std::byte> data, std::vector<std::byte>& out, Effort effort) {
   if (!contexts_->compression) contexts_->compression.reset(ZSTD_createCCtx());
   out.resize(ZSTD_compressBound(data.size()));
   size_t n = contexts_->compression
                  ? ZSTD_compressCCtx(contexts_->compression.get(), out.data(), out.size(), data.data(), data.size(),
-                                     kLevel)
+                                     effort == Effort::kCompact ? 1 : ZSTD_minCLevel())
                  : 0;
   out.resize(ZSTD_isError(n) ? 0 : n);
 }

@@ -14,8 +14,16 @@ namespace nk {
 // Holds its (de)compression contexts: made once, reused for every frame.
 class ZstdFrames {
  public:
-  // zstd's fastest regular level: the recorder must keep up with the app.
-  static constexpr int kLevel = 1;
+  // How hard compress() tries.
+  enum class Effort {
+    // zstd's fastest regular level (level 1): about 3.3 ns a byte here, a
+    // third of the size for task events.
+    kCompact,
+    // zstd's lowest level: next to a copy (0.1 ns a byte) and next to no
+    // smaller, for a recorder that has no CPU to spare; still one zstd
+    // frame, so readers do not tell the difference.
+    kFastest,
+  };
 
   ZstdFrames();
   ~ZstdFrames();
@@ -24,7 +32,7 @@ class ZstdFrames {
 
   // Replaces `out` with the compressed `data`; empty when zstd failed
   // (which, for in-memory input and a big enough buffer, it does not).
-  void compress(std::span<const std::byte> data, std::vector<std::byte>& out);
+  void compress(std::span<const std::byte> data, std::vector<std::byte>& out, Effort effort = Effort::kCompact);
   // Replaces `out` with the decompressed `frame`. Returns what is wrong (not
   // one zstd frame, no content size, more than `max_size` bytes, corrupt),
   // or empty.

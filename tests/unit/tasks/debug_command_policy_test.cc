@@ -1,4 +1,5 @@
 #include "tasks/debug_command_policy.h"
+#include "graph_event_batch.h"
 #include "testlib/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -60,8 +61,7 @@ class DebugCommandPolicyTest : public ::testing::Test {
         moved(kFinished, GraphEvent::Type::kStarted), moved(kFinished, GraphEvent::Type::kFinished),
         placeholder_edge,
     };
-    const std::string frame = "frame";
-    ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+    ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
 
     hub_->appConnected(session_, [this](const v1::TaskControl& control) {
       controls_.push_back(control);
@@ -237,8 +237,7 @@ TEST_F(DebugCommandPolicyTest, StatusCountsATaskWhosePredecessorsFinishedAsQueue
   after_running.from = kRunning;
   after_running.task = 7;
   std::vector<GraphEvent> events = {created(6, "h"), created(7, "h"), after_finished, after_running};
-  const std::string frame = "frame";
-  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
 
   v1::DebugCommand c;
   c.mutable_status();
@@ -262,8 +261,7 @@ TEST_F(DebugCommandPolicyTest, StatusSaysWhenBlockedTasksHoldEveryWorkerAndWhatF
   GraphEvent g = created(8, "g"), started = moved(8, GraphEvent::Type::kStarted);
   started.thread = 0;
   std::vector<GraphEvent> events = {g, started, moved(8, GraphEvent::Type::kFinished)};
-  const std::string frame = "frame";
-  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
 
   v1::DebugCommand block_f;
   block_f.mutable_block_function()->set_function("f");
@@ -297,13 +295,12 @@ TEST_F(DebugCommandPolicyTest, ATaskStartedAfterTheGatesLastReportMeansNoStall) 
   GraphEvent started = moved(kQueued, GraphEvent::Type::kStarted);
   started.thread = 0;
   started.timestamp_ns = 2'000;
-  const std::string frame = "frame";
   v1::DebugCommand block_g;
   block_g.mutable_block_function()->set_function("g");
   block_g.mutable_block_function()->set_blocked(true);
   GraphEvent g = created(8, "g");
   std::vector<GraphEvent> events = {g};
-  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
   expectSent(block_g);
   google::protobuf::RepeatedPtrField<v1::GateReport> reports;
   v1::GateReport* parked = reports.Add();
@@ -321,15 +318,14 @@ TEST_F(DebugCommandPolicyTest, ATaskStartedAfterTheGatesLastReportMeansNoStall) 
   EXPECT_NE(stall(), "");
   // Task 2 starts at 2 us, after the report at 1 us: a worker is free.
   events = {started};
-  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
   EXPECT_EQ(stall(), "");
 }
 
 TEST_F(DebugCommandPolicyTest, TheBlockedListIsCutAndItsTotalSaysHowMany) {
   std::vector<GraphEvent> events;
   for (uint64_t id = 100; id < 200; ++id) events.push_back(created(id, "many"));
-  const std::string frame = "frame";
-  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
   std::vector<uint64_t> ids;
   for (uint64_t id = 100; id < 200; ++id) ids.push_back(id);
   expectSent(block(ids, true));
@@ -431,8 +427,7 @@ TEST_F(DebugCommandPolicyTest, BlockFunctionTakesTheFunctionOrAPrefixAndSendsThe
   std::vector<GraphEvent> events = {created(10, "fib (fib.c:31)"), created(11, "fib (fib.c:40)"),
                                     created(12, "fill (fill.c:3)"), created(13, "ns::work<int> (w.cc:12)"),
                                     created(14, "fib (fib.c:31)"), created(15, "fibonacci (f.c:2)")};
-  const std::string frame = "frame";
-  ASSERT_TRUE(registry_->append(session_, std::as_bytes(std::span(frame.data(), frame.size())), events).ok());
+  ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
   auto blockFunction = [](const std::string& name, bool blocked) {
     v1::DebugCommand c;
     c.mutable_block_function()->set_function(name);

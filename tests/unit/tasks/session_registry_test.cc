@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -10,6 +11,7 @@
 #include "taskgraph/recording_format.h"
 #include "taskgraph/recording_reader.h"
 #include "taskgraph/zstd_frames.h"
+#include "graph_event_batch.h"
 #include "testlib/temp_dir.h"
 
 namespace nk {
@@ -40,10 +42,9 @@ TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGra
   SessionRegistry registry(dir_ / "recordings");
   auto id = registry.open(42, 1000, "prog --flag");
   ASSERT_TRUE(id.ok());
-  const std::string frame = "frame-bytes";
-  auto bytes = std::as_bytes(std::span(frame.data(), frame.size()));
-  ASSERT_TRUE(registry.append(*id, bytes, twoTasks(1)).ok());
-  ASSERT_TRUE(registry.append(*id, bytes, twoTasks(3)).ok());
+  const std::string frame = test::batchOf(twoTasks(1)).SerializeAsString();
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(3))).ok());
   auto live = registry.info(*id);
   ASSERT_TRUE(live);
   EXPECT_TRUE(live->live);
@@ -67,7 +68,7 @@ TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGra
     ++frames;
   }
   EXPECT_EQ(frames, 2);
-  EXPECT_FALSE(registry.append(999, bytes, twoTasks(5)).ok());
+  EXPECT_FALSE(registry.append(999, test::batchOf(twoTasks(5))).ok());
 }
 
 TEST_F(SessionRegistryTest, UsersSeeTheirOwnSessions) {
@@ -101,13 +102,13 @@ class QuotaTest : public SessionRegistryTest {
 
   RecordingStore::Clock::time_point now_ = RecordingStore::Clock::now();
   std::vector<std::string> infos_, warnings_;
-  const std::string frame_ = std::string(88, 'f');
-  std::span<const std::byte> bytes_ = std::as_bytes(std::span(frame_.data(), frame_.size()));
-  // What a batch of frame_ takes in a recording, compressed, with its frame
-  // header: the quotas count that.
-  const uint64_t frame_bytes_ = [this] {
+  // What a batch of twoTasks takes in a recording, compressed, with its
+  // frame header: the quotas count that. (Task ids below 64 are one byte
+  // each, so every such batch takes the same.)
+  const uint64_t frame_bytes_ = [] {
+    const std::string wire = test::batchOf(twoTasks(1)).SerializeAsString();
     std::vector<std::byte> compressed;
-    ZstdFrames().compress(bytes_, compressed);
+    ZstdFrames().compress(std::as_bytes(std::span(wire.data(), wire.size())), compressed);
     return kFrameHeaderSize + compressed.size();
   }();
 };
@@ -117,7 +118,7 @@ TEST_F(QuotaTest, ALiveSessionAtItsQuotaStopsRecordingAndItsGraphGoesOn) {
   SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
-  for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(registry.append(*id, bytes_, twoTasks(1 + 2 * i)).ok()) << i;
+  for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1 + 2 * i))).ok()) << i;
   auto info = registry.info(*id);
   ASSERT_TRUE(info);
   EXPECT_TRUE(info->live);
@@ -146,7 +147,7 @@ TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
     auto id = registry.open(100 + run, 1000, "prog");
     ASSERT_TRUE(id.ok());
     ids.push_back(*id);
-    for (int i = 0; i < 3; ++i) ASSERT_TRUE(registry.append(*id, bytes_, twoTasks(1 + 2 * i)).ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1 + 2 * i))).ok());
     EXPECT_LE(directoryBytes(dir_ / "recordings"), quota) << run;
     registry.close(*id);
     now_ += std::chrono::seconds(1);
@@ -181,7 +182,7 @@ TEST_F(QuotaTest, EndedRecordingsPastTheirAgeGoAtTheNextSweep) {
   SessionRegistry registry(dir_ / "recordings", options(1 << 20, 1 << 20));
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
-  ASSERT_TRUE(registry.append(*id, bytes_, twoTasks(1)).ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
   registry.close(*id);
   fs::path file = registry.info(*id)->recording;
   registry.sweepIfDue();
@@ -206,15 +207,100 @@ TEST_F(QuotaTest, ASessionOpenedOverTheQuotaRunsUnrecorded) {
   SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
   auto first = registry.open(42, 1000, "prog");
   ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(registry.append(*first, bytes_, twoTasks(1)).ok());
+  ASSERT_TRUE(registry.append(*first, test::batchOf(twoTasks(1))).ok());
   auto second = registry.open(43, 1000, "prog");  // the first is live: nothing to remove
   ASSERT_TRUE(second.ok());
-  ASSERT_TRUE(registry.append(*second, bytes_, twoTasks(1)).ok());
+  ASSERT_TRUE(registry.append(*second, test::batchOf(twoTasks(1))).ok());
   auto info = registry.info(*second);
   EXPECT_TRUE(info->recording.empty());
   EXPECT_EQ(info->tasks, 2u);
   EXPECT_EQ(info->recording_stopped,
             "not recorded: uid 1000's live recordings reached their quota of " + std::to_string(quota) + " bytes");
+}
+
+}  // namespace
+}  // namespace nk
+
+namespace nk {
+namespace {
+
+// Batches are recorded at once and reach the graph later; whoever looks
+// sees every batch received.
+TEST_F(SessionRegistryTest, TheGraphTakesItsQueuedBatchesWhenLookedAt) {
+  SessionRegistry::Options options;
+  options.build_in_background = false;
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  for (uint64_t first = 1; first < 20; first += 2) ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(first))).ok());
+  // Read back from the recording: none of them held in memory.
+  EXPECT_EQ(registry.pendingBatches(*id), 10u);
+  EXPECT_EQ(registry.pendingBytes(), 0u);
+  size_t tasks = 0;
+  ASSERT_TRUE(registry.inspect(*id, [&](const TaskGraph& graph) { tasks = graph.tasks().size(); }));
+  EXPECT_EQ(tasks, 20u);
+  EXPECT_EQ(registry.pendingBatches(*id), 0u);
+
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(21))).ok());
+  auto info = registry.info(*id);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->tasks, 22u);
+  EXPECT_EQ(info->edges, 11u);
+  EXPECT_EQ(info->events, 33u);
+}
+
+TEST_F(SessionRegistryTest, AnEndedSessionKeepsTheCountsOfBatchesStillQueuedWhenItEnded) {
+  SessionRegistry::Options options;
+  options.build_in_background = false;
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(3))).ok());
+  registry.close(*id);
+  auto ended = registry.info(*id);
+  ASSERT_TRUE(ended);
+  EXPECT_FALSE(ended->live);
+  EXPECT_EQ(ended->tasks, 4u);
+  EXPECT_EQ(ended->events, 6u);
+  EXPECT_EQ(registry.pendingBytes(), 0u);
+  size_t tasks = 1;
+  ASSERT_TRUE(registry.inspect(*id, [&](const TaskGraph& graph) { tasks = graph.tasks().size(); }));
+  EXPECT_EQ(tasks, 0u);  // freed
+}
+
+// A session not recorded keeps its batches in memory until its graph takes
+// them; a builder that gets no time cannot make the daemon hold them all:
+// past the bound the stream builds its own graph.
+TEST_F(SessionRegistryTest, PastThePendingBoundTheStreamBuildsItsOwnGraph) {
+  for (uint64_t bound : {uint64_t{1} << 20, uint64_t{1}}) {
+    SessionRegistry::Options options;
+    options.build_in_background = false;
+    options.limits = {1, 1, std::chrono::hours(24)};  // nothing is recorded
+    options.max_pending_bytes = bound;
+    SessionRegistry registry(dir_ / ("recordings" + std::to_string(bound)), options);
+    auto id = registry.open(42, 1000, "prog");
+    ASSERT_TRUE(id.ok());
+    ASSERT_EQ(registry.info(*id)->recording, fs::path());
+    ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+    if (bound == 1) {
+      EXPECT_EQ(registry.pendingBatches(*id), 0u);
+      EXPECT_EQ(registry.pendingBytes(), 0u);
+    } else {
+      EXPECT_EQ(registry.pendingBatches(*id), 1u);
+      EXPECT_GT(registry.pendingBytes(), 0u);
+    }
+    EXPECT_EQ(registry.info(*id)->tasks, 2u);
+  }
+}
+
+TEST_F(SessionRegistryTest, TheBuilderThreadBuildsWithNobodyLooking) {
+  SessionRegistry registry(dir_ / "recordings");
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+  for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
+  EXPECT_EQ(registry.pendingBatches(*id), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,155 @@
+#include "tasks/session_graph.h"
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "taskgraph/recording_format.h"
+
+namespace nk {
+
+namespace {
+
+// Past this a released graph is worth handing back to the system at once:
+// the daemon keeps a high trim threshold (MallocTuning), so freed memory
+// would otherwise stay in the heap until the next big free.
+constexpr size_t kTrimAfterBytes = size_t{64} << 20;
+
+}  // namespace
+
+SessionGraph::SessionGraph(std::atomic<uint64_t>& pending_total) : pending_total_(pending_total) {}
+
+SessionGraph::~SessionGraph() {
+  pending_total_.fetch_sub(pendingBytes(), std::memory_order_relaxed);
+  if (recording_fd_ >= 0) ::close(recording_fd_);
+}
+
+bool SessionGraph::readFrom(const std::filesystem::path& recording) {
+  const int fd = ::open(recording.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::lock_guard lock(graph_mutex_);
+  if (recording_fd_ >= 0) ::close(recording_fd_);
+  recording_fd_ = fd;
+  return true;
+}
+
+void SessionGraph::queueRecorded(uint64_t offset, uint32_t size) {
+  std::lock_guard lock(queue_mutex_);
+  queue_.push_back({{}, offset, size});
+  queued_batches_.store(queue_.size(), std::memory_order_relaxed);
+}
+
+std::string SessionGraph::load(Queued& queued) {
+  if (!queued.frame.empty()) {
+    frame_ = std::move(queued.frame);
+    return {};
+  }
+  if (recording_fd_ < 0) return "the recording is not open for reading";
+  frame_.resize(queued.size);
+  size_t done = 0;
+  while (done < queued.size) {
+    const ssize_t n = ::pread(recording_fd_, frame_.data() + done, queued.size - done,
+                              static_cast<off_t>(queued.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::string("cannot read the recording back: ") + std::strerror(errno);
+    if (n == 0) return "the recording ends before a frame it was written";
+    done += static_cast<size_t>(n);
+  }
+  return {};
+}
+
+void SessionGraph::queue(std::vector<std::byte> frame) {
+  const uint64_t bytes = frame.size();
+  {
+    std::lock_guard lock(queue_mutex_);
+    queue_.push_back({std::move(frame), 0, 0});
+    queued_batches_.store(queue_.size(), std::memory_order_relaxed);
+    queued_bytes_ += bytes;
+  }
+  pending_total_.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+uint64_t SessionGraph::pendingBytes() const {
+  std::lock_guard lock(queue_mutex_);
+  return queued_bytes_;
+}
+
+bool SessionGraph::buildOne() {
+  Queued queued;
+  {
+    std::lock_guard lock(queue_mutex_);
+    if (queue_.empty()) return false;
+    queued = std::move(queue_.front());
+    queue_.pop_front();
+    queued_batches_.store(queue_.size(), std::memory_order_relaxed);
+    queued_bytes_ -= queued.frame.size();
+  }
+  pending_total_.fetch_sub(queued.frame.size(), std::memory_order_relaxed);
+  if (released_) return true;
+  std::string fault = load(queued);
+  if (fault.empty()) fault = zstd_.decompress(frame_, payload_, kMaxFramePayload);
+  if (fault.empty() && !batch_.ParseFromArray(payload_.data(), static_cast<int>(payload_.size())))
+    fault = "a queued batch does not parse";
+  if (fault.empty()) fault = translator_.toGraphEvents(batch_, events_);
+  if (!fault.empty()) {
+    ++faults_;
+    last_fault_ = fault;
+    return true;
+  }
+  for (const GraphEvent& e : events_) graph_.apply(e);
+  events_applied_ += events_.size();
+  return true;
+}
+
+size_t SessionGraph::build(size_t max_batches) {
+  std::lock_guard lock(graph_mutex_);
+  size_t built = 0;
+  while (built < max_batches && buildOne()) ++built;
+  return built;
+}
+
+void SessionGraph::look(const std::function<void(const TaskGraph&)>& look) {
+  std::lock_guard lock(graph_mutex_);
+  while (buildOne()) {
+  }
+  look(graph_);
+}
+
+SessionGraph::Counts SessionGraph::counts() const {
+  std::lock_guard lock(graph_mutex_);
+  if (released_) return released_counts_;
+  return {graph_.tasks().size(), graph_.edges().size(), events_applied_, graph_.countsByState(), faults_};
+}
+
+SessionGraph::Counts SessionGraph::release() {
+  std::lock_guard lock(graph_mutex_);
+  if (released_) return released_counts_;
+  released_counts_ = {graph_.tasks().size(), graph_.edges().size(), events_applied_, graph_.countsByState(), faults_};
+  released_ = true;
+  const bool big = graph_.approximateBytes() > kTrimAfterBytes;
+  graph_ = TaskGraph();
+  translator_ = TaskEventTranslator();
+  frame_ = {};
+  payload_ = {};
+  events_ = {};
+  batch_.Clear();
+  {
+    std::lock_guard queue_lock(queue_mutex_);
+    pending_total_.fetch_sub(queued_bytes_, std::memory_order_relaxed);
+    queue_.clear();
+    queued_batches_.store(0, std::memory_order_relaxed);
+    queued_bytes_ = 0;
+  }
+  if (big) malloc_trim(0);
+  return released_counts_;
+}
+
+std::string SessionGraph::lastFault() const {
+  std::lock_guard lock(graph_mutex_);
+  return last_fault_;
+}
+
+}  // namespace nk

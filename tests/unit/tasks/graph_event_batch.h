@@ -1,0 +1,46 @@
+#pragma once
+
+#include <span>
+
+#include "nodekeeper/v1/tasks.pb.h"
+#include "taskgraph/task_graph.h"
+
+namespace nk::test {
+
+// Graph events as the structured TaskEvents a Publish stream brings, for
+// tests that feed a SessionRegistry what its graph should then hold.
+inline nodekeeper::v1::TaskEventBatch batchOf(std::span<const GraphEvent> events) {
+  nodekeeper::v1::TaskEventBatch batch;
+  for (const GraphEvent& g : events) {
+    nodekeeper::v1::TaskEvent* e = batch.add_events();
+    e->set_timestamp_ns(g.timestamp_ns);
+    switch (g.type) {
+      case GraphEvent::Type::kCreated: {
+        auto* c = e->mutable_created();
+        c->set_task_id(g.task);
+        c->set_parent_id(g.parent);
+        c->set_function(std::string(g.function));
+        c->set_priority(g.priority);
+        break;
+      }
+      case GraphEvent::Type::kDependence: {
+        auto* d = e->mutable_dependency();
+        d->set_from_task(g.from);
+        d->set_to_task(g.task);
+        d->set_address(g.address);
+        d->set_kind(static_cast<nodekeeper::v1::DependenceKind>(g.kind));
+        break;
+      }
+      case GraphEvent::Type::kQueued: e->mutable_queued()->set_task_id(g.task); break;
+      case GraphEvent::Type::kStarted:
+        e->mutable_started()->set_task_id(g.task);
+        e->set_thread(static_cast<uint32_t>(g.thread));
+        break;
+      case GraphEvent::Type::kFinished: e->mutable_finished()->set_task_id(g.task); break;
+      case GraphEvent::Type::kFailed: e->mutable_failed()->set_task_id(g.task); break;
+    }
+  }
+  return batch;
+}
+
+}  // namespace nk::test
