@@ -3,8 +3,9 @@
 // with lossy task events into a live nodekeeperd. Per set-up: wall time and
 // its ratio to no tool, tasks the session holds against the program's own
 // node count (the oracle; every node is one task), the recording's size
-// per task, the daemon's CPU seconds, its peak memory and its memory once
-// the session has ended; then the Perfetto and OTF2 exports of the last
+// per task, the daemon's CPU seconds while the program ran and in all (the
+// graph is built behind the recording, much of it once the program is
+// done), its peak memory so far and its memory once the session has ended; then the Perfetto and OTF2 exports of the last
 // lossless session, timed with their sizes and the CLI's peak memory.
 // Goal (issue 19): 30 M tasks lossless at no more than 1.5 times the
 // program's own time on this 2-core machine, daemon under 500 MB.
@@ -185,7 +186,8 @@ int main(int argc, char** argv) {
                  "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossy"}},
   };
   struct Figures {
-    std::vector<double> seconds, daemon_cpu, held, bytes_per_task;
+    std::vector<double> seconds, daemon_cpu_run, daemon_cpu, held, bytes_per_task;
+    long daemon_peak_kib = 0;
     long daemon_after_kib = 0;
   };
   std::map<std::string, Figures> figures;
@@ -209,6 +211,9 @@ int main(int argc, char** argv) {
       Figures& f = figures[setup.name];
       f.seconds.push_back(run.seconds);
       if (setup.name == "no tool") continue;
+      // While the program ran (its graph may still be building behind).
+      f.daemon_cpu_run.push_back(cpuSeconds(daemon.pid()) - cpu_before);
+      f.daemon_peak_kib = std::max(f.daemon_peak_kib, statusKiB(daemon.pid(), "VmHWM:"));
       auto session = endedSession(daemon.socket(), last_session);
       if (!session) {
         std::fprintf(stderr, "recorder_pace_bench: no ended session for the %s run\n", setup.name.c_str());
@@ -229,17 +234,19 @@ int main(int argc, char** argv) {
   const double base = median(figures["no tool"].seconds);
   std::printf("\n%llu tasks per run; daemon peak memory over the whole bench: %ld MiB\n\n", nodes,
               statusKiB(daemon.pid(), "VmHWM:") / 1024);
-  std::printf("%-10s %9s %7s %13s %12s %11s %17s\n", "set-up", "seconds", "ratio", "tasks held", "bytes/task",
-              "daemon CPU", "daemon RSS after");
+  std::printf("%-10s %9s %7s %13s %12s %11s %11s %14s %17s\n", "set-up", "seconds", "ratio", "tasks held",
+              "bytes/task", "CPU in run", "daemon CPU", "peak so far", "daemon RSS after");
   for (const Setup& setup : setups) {
     const Figures& f = figures[setup.name];
     const double s = median(f.seconds);
     if (setup.name == "no tool") {
-      std::printf("%-10s %9.2f %7.2f %13s %12s %11s %17s\n", setup.name.c_str(), s, 1.0, "-", "-", "-", "-");
+      std::printf("%-10s %9.2f %7.2f %13s %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, 1.0, "-", "-", "-", "-",
+                  "-", "-");
       continue;
     }
-    std::printf("%-10s %9.2f %7.2f %12.2f%% %12.1f %10.2fs %13ld MiB\n", setup.name.c_str(), s, s / base,
-                100 * median(f.held), median(f.bytes_per_task), median(f.daemon_cpu), f.daemon_after_kib / 1024);
+    std::printf("%-10s %9.2f %7.2f %12.2f%% %12.1f %10.2fs %10.2fs %10ld MiB %13ld MiB\n", setup.name.c_str(), s,
+                s / base, 100 * median(f.held), median(f.bytes_per_task), median(f.daemon_cpu_run), median(f.daemon_cpu),
+                f.daemon_peak_kib / 1024, f.daemon_after_kib / 1024);
   }
   const std::string cli = nk::test::envOr("NK_CLI");
   if (!cli.empty() && last_lossless != 0) {
