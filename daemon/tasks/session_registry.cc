@@ -8,9 +8,17 @@
 #include <set>
 #include <system_error>
 
+#include "taskgraph/recording_compactor.h"
 #include "taskgraph/recording_format.h"
 
 namespace nk {
+
+namespace {
+
+// A recording being rewritten compressed, beside the original.
+constexpr std::string_view kCompactingPrefix = ".compacting-";
+
+}  // namespace
 
 SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir, Options options)
     : dir_(std::move(recordings_dir)),
@@ -21,6 +29,15 @@ SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir, Options o
                                            .warn = options_.log_warning}) {
   // Ids go on from the last run's, so that names do not collide.
   next_id_ = store_.highestSessionId() + 1;
+  // A rewrite an earlier run did not finish: the original is whole.
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(dir_, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code type_ec;
+    if (name.starts_with(kCompactingPrefix) && it->symlink_status(type_ec).type() == std::filesystem::file_type::regular)
+      std::filesystem::remove(it->path(), type_ec);
+  }
   if (options_.build_in_background) builder_ = std::thread([this] { buildInBackground(); });
 }
 
@@ -50,9 +67,14 @@ void SessionRegistry::buildInBackground() {
     lock.unlock();
     bool built = false;
     for (Session* s : all()) {
-      if (!s->graph.pending()) continue;
-      built = s->graph.build(kBatchesPerTurn) > 0 || built;
-      releaseIfDone(*s);
+      if (s->graph.pending()) {
+        built = s->graph.build(kBatchesPerTurn) > 0 || built;
+        releaseIfDone(*s);
+      }
+      if (compactionDue(*s)) {
+        compactRecording(*s);
+        built = true;
+      }
     }
     lock.lock();
     // Nothing was waiting, and nothing came since the pass began.
@@ -136,8 +158,8 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
   // A graph far behind its batches means the node has no CPU to spare: the
   // frames are then stored as they are (still zstd frames) rather than
   // compressed, which costs a tenth of a nanosecond a byte instead of three.
-  const bool behind = pending_total_.load(std::memory_order_relaxed) > options_.compact_frames_below ||
-                      s->graph.queuedBatches() > options_.compact_frames_within;
+  const bool behind = pending_total_.load(std::memory_order_relaxed) >= options_.compact_frames_below ||
+                      s->graph.queuedBatches() >= options_.compact_frames_within;
   const ZstdFrames::Effort effort = behind ? ZstdFrames::Effort::kFastest : ZstdFrames::Effort::kCompact;
   {
     std::lock_guard lock(s->mutex);
@@ -158,7 +180,8 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
         } else if (Status appended = s->recording->appendStaged(); !appended) {
           store_.resize(s->info.recording, s->recording->size());
           result = appended;
-        } else if (s->recording->compressesFrames() && s->readable) {
+        } else if (s->stored_frames = s->stored_frames || effort == ZstdFrames::Effort::kFastest;
+                   s->recording->compressesFrames() && s->readable) {
           // The graph reads the frame back from the recording.
           recorded_at.emplace(frame_at, static_cast<uint32_t>(s->recording->staged().size()));
         }
@@ -196,7 +219,12 @@ void SessionRegistry::close(uint64_t id) {
     std::lock_guard lock(s->mutex);
     if (s->recording) (void)s->recording->flush();
     s->recording.reset();
-    if (!s->info.recording.empty()) store_.end(s->info.recording);
+    if (!s->info.recording.empty()) {
+      if (s->stored_frames && builder_.joinable())
+        s->compact_pending = true;
+      else
+        store_.end(s->info.recording);
+    }
     s->info.live = false;
   }
   // Frontends read an ended session from its recording: its graph would
@@ -204,6 +232,10 @@ void SessionRegistry::close(uint64_t id) {
   // has taken what is still queued: here if nothing is, else by the builder
   // or by the next reader.
   releaseIfDone(*s);
+  if (builder_.joinable()) {
+    batches_queued_.fetch_add(1, std::memory_order_release);
+    builder_wake_.notify_one();
+  }
   recordingsRemoved(store_.sweep());
 }
 
@@ -297,6 +329,42 @@ std::optional<SessionRegistry::Info> SessionRegistry::info(uint64_t id) const {
   Session* s = find(id);
   if (!s) return std::nullopt;
   return snapshot(*s);
+}
+
+bool SessionRegistry::compactionDue(Session& s) const {
+  std::lock_guard lock(s.mutex);
+  return s.compact_pending && s.released;
+}
+
+void SessionRegistry::compactRecording(Session& s) {
+  std::filesystem::path recording;
+  {
+    std::lock_guard lock(s.mutex);
+    s.compact_pending = false;
+    recording = s.info.recording;
+  }
+  if (recording.empty()) return;
+  // Not named as a recording, so the store never counts or removes it.
+  const std::filesystem::path compacted = recording.parent_path() / (std::string(kCompactingPrefix) + recording.filename().string());
+  std::error_code ec;
+  std::filesystem::remove(compacted, ec);
+  const uint64_t before = std::filesystem::file_size(recording, ec);
+  auto done = RecordingCompactor::compact(recording, compacted);
+  if (!done) {
+    options_.log_warning("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
+                         done.error().message);
+  } else if (std::filesystem::rename(compacted, recording, ec); ec) {
+    std::filesystem::remove(compacted, ec);
+    options_.log_warning("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
+                         "cannot replace " + recording.string() + ": " + ec.message());
+  } else {
+    // Readers that had it open read the old file to its end; new ones the new.
+    store_.resize(recording, done->bytes);
+    options_.log_info("task session " + std::to_string(s.info.id) + ": recording compressed from " +
+                      std::to_string(before) + " to " + std::to_string(done->bytes) + " bytes");
+  }
+  store_.end(recording);
+  recordingsRemoved(store_.sweep());
 }
 
 size_t SessionRegistry::pendingBatches(uint64_t id) const {

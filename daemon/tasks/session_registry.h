@@ -128,6 +128,8 @@ class SessionRegistry {
     std::string wire;      // scratch, reused
     bool released = false; // the ended session's graph is freed, its counts in info
     bool readable = false; // the graph can read frames back from the recording
+    bool stored_frames = false;    // some frames were stored uncompressed
+    bool compact_pending = false;  // ended: the builder compresses its recording
     std::mutex mutex;      // all of the above; held per batch
     SessionGraph graph;    // locks of its own
   };
@@ -138,6 +140,10 @@ class SessionRegistry {
   // and its counts kept.
   void releaseIfDone(Session& s) const;
   void buildInBackground();
+  bool compactionDue(Session& s) const;
+  // Rewrites an ended recording with its stored frames compressed; until
+  // then the store counts it as live, so it is never removed under us.
+  void compactRecording(Session& s);
   // Under the session's lock.
   void stopRecording(Session& s, const std::string& reason);
   // The sessions whose recordings the store removed learn it; logged.

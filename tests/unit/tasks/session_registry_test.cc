@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -301,6 +303,62 @@ TEST_F(SessionRegistryTest, TheBuilderThreadBuildsWithNobodyLooking) {
   ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
   for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
   EXPECT_EQ(registry.pendingBatches(*id), 0u);
+}
+
+}  // namespace
+}  // namespace nk
+
+namespace nk {
+namespace {
+
+// A node with no CPU to spare gets its frames stored; once the program is
+// gone the builder compresses the recording, and it reads the same.
+TEST_F(SessionRegistryTest, StoredFramesAreCompressedOnceTheSessionEnds) {
+  SessionRegistry::Options options;
+  options.compact_frames_within = 0;  // always behind
+  std::vector<std::string> infos;
+  std::mutex infos_mutex;
+  options.log_info = [&](const std::string& line) {
+    std::lock_guard lock(infos_mutex);
+    infos.push_back(line);
+  };
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  std::vector<std::string> sent;
+  for (uint64_t batch = 0; batch < 20; ++batch) {
+    std::vector<GraphEvent> events;
+    for (uint64_t t = 1; t < 200; t += 2) {
+      auto pair = twoTasks(batch * 1000 + t);
+      events.insert(events.end(), pair.begin(), pair.end());
+    }
+    auto wire = test::batchOf(events);
+    sent.push_back(wire.SerializeAsString());
+    ASSERT_TRUE(registry.append(*id, wire).ok());
+  }
+  const fs::path recording = registry.info(*id)->recording;
+  const uint64_t stored = fs::file_size(recording);
+  registry.close(*id);
+  auto compressed = [&] {
+    std::lock_guard lock(infos_mutex);
+    return std::any_of(infos.begin(), infos.end(),
+                       [](const std::string& line) { return line.find("recording compressed") != std::string::npos; });
+  };
+  for (int i = 0; i < 3000 && !compressed(); ++i) usleep(10'000);
+  ASSERT_TRUE(compressed());
+  EXPECT_LT(fs::file_size(recording) * 2, stored);
+  auto reader = RecordingReader::open(recording);
+  ASSERT_TRUE(reader.ok());
+  size_t frames = 0;
+  while (auto payload = reader->next()) {
+    ASSERT_LT(frames, sent.size());
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(payload->data()), payload->size()), sent[frames]);
+    ++frames;
+  }
+  EXPECT_EQ(frames, sent.size());
+  EXPECT_EQ(registry.info(*id)->tasks, 20u * 200u);
+  for (const auto& entry : fs::directory_iterator(recording.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().rfind(".compacting-", 0), std::string::npos) << entry.path();
 }
 
 }  // namespace
