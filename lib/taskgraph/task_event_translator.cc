@@ -1,5 +1,6 @@
 #include "taskgraph/task_event_translator.h"
 
+#include <cstddef>
 #include <cstring>
 #include <string_view>
 
@@ -170,9 +171,17 @@ void TaskEventTranslator::toStructured(const v1::TaskEventBatch& batch, v1::Task
 
 std::string TaskEventTranslator::check(const v1::TaskEventBatch& batch) {
   for (const v1::PackedEvents& packed : batch.packed()) {
-    if (std::string bad = unpack(packed); !bad.empty()) return bad;
-    for (const TaskEventRecord& r : records_)
-      if (static_cast<uint8_t>(r.type) >= wire::kTaskEventTypeCount) return unknownType(packed, r);
+    const std::string& bytes = packed.records();
+    if (bytes.size() % sizeof(TaskEventRecord) != 0) return unpack(packed);
+    for (size_t at = 0; at < bytes.size(); at += sizeof(TaskEventRecord))
+      if (static_cast<uint8_t>(bytes[at + offsetof(TaskEventRecord, type)]) >= wire::kTaskEventTypeCount) {
+        (void)unpack(packed);
+        return unknownType(packed, records_[at / sizeof(TaskEventRecord)]);
+      }
+    const std::string& compact = packed.compact();
+    std::string fault = wire::CompactEvents::check(std::as_bytes(std::span(compact.data(), compact.size())),
+                                                   wire::CompactEvents::kMaxRecordsPerPart);
+    if (!fault.empty()) return "packed events of thread " + std::to_string(packed.thread()) + ": " + fault;
   }
   return {};
 }

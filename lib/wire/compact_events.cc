@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 namespace nk::wire {
 
@@ -141,6 +142,38 @@ std::string CompactEvents::decode(std::span<const std::byte> compact, std::vecto
     return "compact task events, " + fault;
   }
   out.resize(static_cast<size_t>(next - out.data()));
+  return {};
+}
+
+std::string CompactEvents::check(std::span<const std::byte> compact, size_t max_records) {
+  const auto* const begin = reinterpret_cast<const uint8_t*>(compact.data());
+  const uint8_t* at = begin;
+  const uint8_t* const end = begin + compact.size();
+  // As decode() counts: a record takes at least two bytes, and a part that
+  // would hold more than half its size in records is refused as too many.
+  const size_t most = std::min(max_records, compact.size() / 2);
+  size_t records = 0;
+  while (at < end) {
+    const size_t offset = static_cast<size_t>(at - begin);
+    if (records == most)
+      return "compact task events, byte " + std::to_string(offset) + ": more than " + std::to_string(max_records) + " events";
+    ++records;
+    const uint8_t header = *at++;
+    const size_t type = header & 0x0f;
+    if (type >= kTaskEventTypeCount)
+      return "compact task events, byte " + std::to_string(offset) + ": unknown event type " + std::to_string(type);
+    // The timestamp, then one varint per field the header names; each ends
+    // at its first byte under 0x80, within 10 bytes (decode's bound).
+    const int varints = 1 + std::popcount(static_cast<unsigned>(header >> 4));
+    for (int v = 0; v < varints; ++v) {
+      const uint8_t* const limit = std::min(end, at + 10);
+      while (at < limit && *at >= 0x80) ++at;
+      if (at == limit)
+        return "compact task events, byte " + std::to_string(offset) + (v == 0 ? ": a timestamp is cut off or too long"
+                                                          : ": a field is cut off or too long");
+      ++at;
+    }
+  }
   return {};
 }
 

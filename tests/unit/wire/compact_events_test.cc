@@ -110,6 +110,37 @@ TEST(CompactEvents, HostileBytesAreRefusedAndNothingIsKept) {
   EXPECT_EQ(out.size(), 2u);
 }
 
+// The daemon records a part after check() and decodes it later: check()
+// must refuse exactly what decode() refuses, with the same words.
+TEST(CompactEvents, CheckFindsWhatDecodeFinds) {
+  auto records = threadLike(300, 21);
+  std::string compact;
+  CompactEvents::encode(records, compact);
+  std::mt19937_64 rng(5);
+  size_t refused = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string mutated = compact;
+    switch (trial % 4) {
+      case 0: mutated[rng() % mutated.size()] = static_cast<char>(rng()); break;
+      case 1: mutated.resize(rng() % mutated.size()); break;
+      case 2:
+        for (char& c : mutated)
+          if (rng() % 50 == 0) c = static_cast<char>(0x80 | rng());
+        break;
+      default:
+        mutated.assign(rng() % 64, '\0');
+        for (char& c : mutated) c = static_cast<char>(rng());
+    }
+    const size_t max_records = trial % 3 == 0 ? 100 : 1000;
+    std::vector<TaskEventRecord> out;
+    const std::string decoded = CompactEvents::decode(bytes(mutated), out, max_records);
+    ASSERT_EQ(CompactEvents::check(bytes(mutated), max_records), decoded) << "trial " << trial;
+    if (!decoded.empty()) ++refused;
+  }
+  EXPECT_GT(refused, 5000u);  // the mutations do make bad parts
+  EXPECT_EQ(CompactEvents::check(bytes(compact), records.size()), "");
+}
+
 TEST(CompactEvents, TheTranslatorReadsCompactPartsLikeRecords) {
   auto records = threadLike(500, 4);
   v1::TaskEventBatch as_records, as_compact;
