@@ -105,9 +105,13 @@ bool SessionGraph::buildOne() {
 }
 
 size_t SessionGraph::build(size_t max_batches) {
-  std::lock_guard lock(graph_mutex_);
   size_t built = 0;
-  while (built < max_batches && buildOne()) ++built;
+  // The lock a batch at a time: a reader waits behind one batch of a
+  // low-priority builder, not a turn of them.
+  for (; built < max_batches; ++built) {
+    std::lock_guard lock(graph_mutex_);
+    if (!buildOne()) break;
+  }
   return built;
 }
 
