@@ -278,8 +278,8 @@ void TaskShipper::run() {
   }
 }
 
-// Empties the rings once; true when a ring had more than one chunk (go
-// again at once).
+// Empties the rings once; true when a ring had more than one chunk or was
+// half full (go again at once).
 bool TaskShipper::shipOnce() {
   Link& link = *link_;
   auto now = std::chrono::steady_clock::now();
@@ -317,7 +317,9 @@ bool TaskShipper::shipOnce() {
   for (const auto& thread : threads) {
     size_t n = thread->ring.drain(records);
     if (n == 0) continue;
-    more = more || n == records.size();
+    // A ring half full or more may have a producer asleep for room (a
+    // small NODEKEEPER_TASK_BUFFER): go again now, not after the interval.
+    more = more || n == records.size() || n * 2 >= thread->ring.capacity();
     if (!link.stream) {
       // Taken before capture stopped, or since the stream broke: emptied
       // without a look, so that no producer waits for room.
