@@ -283,7 +283,12 @@ void TaskShipper::run() {
 bool TaskShipper::shipOnce() {
   Link& link = *link_;
   auto now = std::chrono::steady_clock::now();
-  if (!link.stream && now >= link.next_attempt && std::filesystem::exists(socket_path_)) {
+  // Once a retry period, from the last look (not from the last pass: that
+  // moved the next look on every pass, and a daemon started after the
+  // program never got its events).
+  const bool look = !link.stream && now >= link.next_attempt;
+  if (look) link.next_attempt = now + kRetry;
+  if (look && std::filesystem::exists(socket_path_)) {
     link.channel = grpc::CreateChannel("unix:" + socket_path_, grpc::InsecureChannelCredentials());
     link.stub = v1::TasksService::NewStub(link.channel);
     {
@@ -300,7 +305,6 @@ bool TaskShipper::shipOnce() {
     capture_.setCapturing(true);
   }
   if (!link.stream) {
-    link.next_attempt = now + kRetry;
     // Nobody can steer a program without a daemon: it must not wait.
     if (gate_.active()) gate_.releaseAll(0, "no nodekeeperd at " + socket_path_);
     // Nor pay for events nobody takes.
