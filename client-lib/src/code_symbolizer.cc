@@ -216,9 +216,17 @@ bool CodeSymbolizer::openSession() {
   if (tried_open_) return dwfl_ != nullptr;
   tried_open_ = true;
   static char* debuginfo_path = nullptr;
+  // Separate debug files by build id (/usr/lib/debug/.build-id), and no
+  // further: dwfl_standard_find_debuginfo's last resort is debuginfod, whose
+  // client starts curl, libssh2 and OpenSSL inside the app (and may go to
+  // the network, with DEBUGINFOD_URLS set as Debian's login shells set
+  // it). Started by the shipper while the program exits, after OpenSSL's
+  // own atexit cleanup, it crashed the program (task_events_bench: chain and
+  // fib, lossy, 1 thread: SIGSEGV in CRYPTO_THREAD_read_lock, about 1 run in
+  // 10). Only a debug file found by .gnu_debuglink name alone is given up.
   static const Dwfl_Callbacks callbacks = {
       .find_elf = dwfl_linux_proc_find_elf,
-      .find_debuginfo = dwfl_standard_find_debuginfo,
+      .find_debuginfo = dwfl_build_id_find_debuginfo,
       .section_address = nullptr,
       .debuginfo_path = &debuginfo_path,
   };

@@ -7,11 +7,40 @@ namespace nk::client {
 
 bool EventClock::use_tsc_ = false;
 
+namespace {
+
+bool hasWord(std::string_view words, std::string_view word) {
+  while (!words.empty()) {
+    const size_t end = words.find_first_of(" \t");
+    if (words.substr(0, end) == word) return true;
+    if (end == std::string_view::npos) break;
+    words.remove_prefix(end + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool EventClock::counterIsAClock(std::string_view clocksource, std::string_view cpu_flags) {
+  if (clocksource == "tsc") return true;
+  return hasWord(cpu_flags, "constant_tsc") && hasWord(cpu_flags, "nonstop_tsc") &&
+         hasWord(cpu_flags, "tsc_reliable");
+}
+
 void EventClock::init() {
 #if defined(__x86_64__)
   std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  std::string name;
-  use_tsc_ = source >> name && name == "tsc";
+  std::string clocksource;
+  source >> clocksource;
+  // Every CPU has its own block; the first one's flags are the machine's.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string flags;
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("flags", 0) != 0) continue;
+    if (size_t colon = line.find(':'); colon != std::string::npos) flags = line.substr(colon + 1);
+    break;
+  }
+  use_tsc_ = counterIsAClock(clocksource, flags);
 #endif
 }
 
@@ -37,6 +66,11 @@ void EventClock::Converter::calibrate() {
   if (!use_tsc_) return;
   uint64_t tick = 0, ns = 0;
   readPair(&tick, &ns);
+  if (tick < tick0_) {
+    tick0_ = tick;
+    ns0_ = ns;
+    return;
+  }
   if (tick > tick0_ + 1000 && ns > ns0_) ns_per_tick_ = static_cast<double>(ns - ns0_) / static_cast<double>(tick - tick0_);
 }
 

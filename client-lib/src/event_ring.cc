@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <optional>
-#include <thread>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <ctime>
 
 namespace nk::client {
 
@@ -13,16 +18,21 @@ namespace {
 // 768 MiB per thread); clamping also keeps std::bit_ceil defined.
 constexpr size_t kMaxCapacity = size_t{1} << 24;
 
-// Long enough to ride out a shipper that is mid-drain (a few microseconds),
-// short enough that a descheduled shipper does not cost a whole time slice
-// of spinning before we give the core away.
-constexpr int kSpinsBeforeYield = 256;
-// Then a millisecond or so of yields (the shipper is running, only
-// slower), then sleeps short next to the daemon's pace (a drain empties a
-// whole ring) and long next to a syscall.
-constexpr int kYieldsBeforeSleep = 1024;
-constexpr auto kSleep = std::chrono::microseconds(200);
-constexpr int kRoundsPerClockRead = 64;
+// Long enough to ride out a shipper that is mid-drain (a few microseconds);
+// then the producer sleeps until a drain makes room. Yielding instead (as
+// this once did, for a millisecond before sleeping) kept every waiting
+// producer on a core: where producers outnumber cores they took them from
+// the shipper and the daemon they were waiting for (UTS, 2 threads on 2
+// cores: twice the CPU at a 64 Ki-event buffer, eight times at 8 Ki).
+constexpr int kSpinsBeforeSleep = 256;
+// A sleep ends at a drain, or after this to look at the stall limit (the
+// shipper may be held in a write to a slow daemon, which is progress too).
+constexpr auto kLongestSleep = std::chrono::milliseconds(1);
+
+long futex(std::atomic<uint32_t>* word, int op, uint32_t value, const timespec* timeout) {
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, value, timeout, nullptr, 0);
+}
 
 size_t roundedCapacity(size_t requested) {
   return std::bit_ceil(std::clamp<size_t>(requested, 2, kMaxCapacity));
@@ -66,14 +76,18 @@ EventRing::ConsumerMark EventRing::consumerMark() const {
           stall_.progress ? stall_.progress->load(std::memory_order_relaxed) : 0};
 }
 
-// A producer that waits longer than a few time slices gives its core away
-// for a while: on a busy node the shipper and the daemon it waits for need
-// that core, and a spinning producer would only slow them further.
-void EventRing::pause(int round) {
-  if (round < kYieldsBeforeSleep)
-    std::this_thread::yield();
-  else
-    std::this_thread::sleep_for(kSleep);
+// Sleeps until drain() has made room, or for kLongestSleep. The flag is
+// raised before the last look at the tail, and drain() looks at the flag
+// after moving the tail, each behind a full fence: either this sees the
+// room, or drain() sees the flag and wakes it.
+void EventRing::sleepUntilDrained(uint64_t head) {
+  sleeping_.store(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!refreshTailHasRoom(head)) {
+    timespec timeout{0, std::chrono::nanoseconds(kLongestSleep).count()};
+    futex(&sleeping_, FUTEX_WAIT_PRIVATE, 1, &timeout);
+  }
+  sleeping_.store(0, std::memory_order_relaxed);
 }
 
 // Kept out of line so push()'s inlined fast path stays a handful of
@@ -96,13 +110,11 @@ bool EventRing::pushWhenFull(const TaskEventRecord& event) {
   ConsumerMark seen = consumerMark();
   std::optional<std::chrono::steady_clock::time_point> since;
   for (int spins = 0; !refreshTailHasRoom(head); ++spins) {
-    if (spins < kSpinsBeforeYield) {
+    if (spins < kSpinsBeforeSleep) {
       cpuRelax();
       continue;
     }
-    pause(spins - kSpinsBeforeYield);
-    // The clock only now and then: this is a wait, not the hot path.
-    if (spins % kRoundsPerClockRead != 0) continue;
+    sleepUntilDrained(head);
     const ConsumerMark mark = consumerMark();
     const auto now = stall_.now();
     if (!since || mark != seen) {
@@ -143,6 +155,8 @@ size_t EventRing::drain(std::span<TaskEventRecord> out) {
   // Release: our reads of the slots are done before the producer may reuse
   // them.
   tail_.store(tail + count, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // see sleepUntilDrained
+  if (sleeping_.load(std::memory_order_relaxed) != 0) futex(&sleeping_, FUTEX_WAKE_PRIVATE, 1, nullptr);
   return count;
 }
 

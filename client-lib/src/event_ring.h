@@ -130,7 +130,7 @@ class EventRing {
 
   bool refreshTailHasRoom(uint64_t head);
   bool pushWhenFull(const TaskEventRecord& event);
-  static void pause(int round);
+  void sleepUntilDrained(uint64_t head);
   void drop() { dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
   void publish(uint64_t head, const TaskEventRecord& event) {
@@ -163,6 +163,10 @@ class EventRing {
   // follows a ring in memory cannot share this line either.
   alignas(kCacheLine) std::atomic<uint64_t> tail_{0};
   uint64_t cached_head_ = 0;
+  // 1 while the producer sleeps (a futex) for room: drain() wakes it. Here,
+  // where the consumer looks at it on every drain; the producer writes it
+  // only when the ring is full.
+  std::atomic<uint32_t> sleeping_{0};
 };
 
 }  // namespace nk::client

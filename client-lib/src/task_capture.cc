@@ -20,6 +20,12 @@ uint64_t TaskCapture::dropped() const {
   return total;
 }
 
+uint64_t TaskCapture::uncaptured() const {
+  uint64_t total = 0;
+  for (const auto& t : threads()) total += t->uncaptured.load(std::memory_order_relaxed);
+  return total;
+}
+
 uint64_t TaskCapture::stalls() const {
   uint64_t total = 0;
   for (const auto& t : threads()) total += t->ring.stalls();
@@ -60,11 +66,6 @@ bool TaskCapture::functionName(uint64_t id, std::string* name) const {
   if (it == function_names_.end()) return false;
   *name = it->second;
   return true;
-}
-
-void TaskCapture::push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a, uint64_t b,
-                       uint64_t c) {
-  t.ring.push(type, now_ns, task, a, b, c);  // lossy mode counts what does not fit
 }
 
 uint64_t TaskCapture::created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns) {

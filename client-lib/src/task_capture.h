@@ -40,6 +40,9 @@ class TaskCapture {
     uint64_t tracked_parent = 0;
     DependenceTracker* tracker = nullptr;
     std::vector<DependenceEdge> edges;  // scratch, reused
+    // Events not captured while the daemon was away (see setCapturing);
+    // written by this thread only, read by the shipper.
+    std::atomic<uint64_t> uncaptured{0};
   };
 
   // Every ring's stall policy watches this capture's delivery progress
@@ -58,6 +61,17 @@ class TaskCapture {
   }
   uint64_t deliveries() const { return deliveries_.load(std::memory_order_relaxed); }
   uint64_t deliveredEvents() const { return delivered_events_.load(std::memory_order_relaxed); }
+  // Off while there is no daemon to send to (none at the socket, or the
+  // stream broke and is not back): the event path then records nothing, so
+  // that the app pays no more than a check (no clock, no ring, no waiting),
+  // and counts what it skipped. The shipper turns it on when a stream opens.
+  bool capturing() const { return capturing_.load(std::memory_order_relaxed); }
+  void setCapturing(bool on) { capturing_.store(on, std::memory_order_relaxed); }
+  static void uncaptured(ThreadEvents& t, uint64_t events) {
+    t.uncaptured.store(t.uncaptured.load(std::memory_order_relaxed) + events, std::memory_order_relaxed);
+  }
+  // Over every thread so far: events not captured (capturing() off).
+  uint64_t uncaptured() const;
   // Over every ring so far: events dropped, and spells of no progress.
   uint64_t dropped() const;
   uint64_t stalls() const;
@@ -123,8 +137,13 @@ class TaskCapture {
     }
     t.trackers.erase(parent);
   }
-  static void push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a = 0,
-                   uint64_t b = 0, uint64_t c = 0);
+  void push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a = 0, uint64_t b = 0,
+            uint64_t c = 0) {
+    if (capturing()) [[likely]]
+      t.ring.push(type, now_ns, task, a, b, c);  // lossy mode counts what does not fit
+    else
+      uncaptured(t, 1);
+  }
 
   const size_t capacity_;
   const EventRing::Mode mode_;
@@ -133,7 +152,10 @@ class TaskCapture {
   alignas(64) std::atomic<uint64_t> deliveries_{0};
   std::atomic<uint64_t> delivered_events_{0};
   const EventRing::StallPolicy stall_;  // after deliveries_: points at it
-  mutable std::mutex mutex_;  // threads_ only; never on the event path
+  // Read by every event, written when the daemon comes or goes: a line of
+  // its own, which stays in every core's cache.
+  alignas(64) std::atomic<bool> capturing_{true};
+  alignas(64) mutable std::mutex mutex_;  // threads_ only; never on the event path
   std::vector<std::shared_ptr<ThreadEvents>> threads_;
   // Registration is rare and the shipper looks names up once per task, so
   // one lock; the app's event path never takes it.

@@ -139,9 +139,10 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
   // mid-run), when the daemon stalled (lossless buffers dropped, or the
   // last writes were given up at exit) or the lossy buffers dropped some;
   // a daemon never reached was said at the time. Nothing at a normal exit.
-  if ((lost_ > 0 && (shipped_ > 0 || gave_up_.load())) || dropped > 0 || debug_) {
+  const uint64_t lost = lost_ + capture_.uncaptured();
+  if ((lost > 0 && (shipped_ > 0 || gave_up_.load())) || dropped > 0 || debug_) {
     const std::string stalled = "nodekeeperd took none for " + seconds(capture_.stallLimit());
-    say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost_) + " lost (" +
+    say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost) + " lost (" +
         (gave_up_.load() ? "nodekeeperd took none for " + seconds(patience(grace)) + " at exit" : "no daemon") + "), " +
         std::to_string(dropped) + " dropped (" + (lossy ? "lossy buffers full" : stalled) + "); longest write " +
         seconds(std::chrono::duration_cast<std::chrono::milliseconds>(longest_write_)));
@@ -277,12 +278,17 @@ void TaskShipper::run() {
   }
 }
 
-// Empties the rings once; true when a ring had more than one chunk (go
-// again at once).
+// Empties the rings once; true when a ring had more than one chunk or was
+// half full (go again at once).
 bool TaskShipper::shipOnce() {
   Link& link = *link_;
   auto now = std::chrono::steady_clock::now();
-  if (!link.stream && now >= link.next_attempt && std::filesystem::exists(socket_path_)) {
+  // Once a retry period, from the last look (not from the last pass: that
+  // moved the next look on every pass, and a daemon started after the
+  // program never got its events).
+  const bool look = !link.stream && now >= link.next_attempt;
+  if (look) link.next_attempt = now + kRetry;
+  if (look && std::filesystem::exists(socket_path_)) {
     link.channel = grpc::CreateChannel("unix:" + socket_path_, grpc::InsecureChannelCredentials());
     link.stub = v1::TasksService::NewStub(link.channel);
     {
@@ -296,23 +302,34 @@ bool TaskShipper::shipOnce() {
     }
     link.stream = link.stub->Publish(link.context.get());
     link.reader = std::thread([this, &link] { readControls(link); });
+    capture_.setCapturing(true);
   }
   if (!link.stream) {
-    link.next_attempt = now + kRetry;
     // Nobody can steer a program without a daemon: it must not wait.
     if (gate_.active()) gate_.releaseAll(0, "no nodekeeperd at " + socket_path_);
+    // Nor pay for events nobody takes.
+    capture_.setCapturing(false);
   }
 
   std::vector<TaskEventRecord>& records = link.records;
   v1::TaskEventBatch& batch = link.batch;
   bool more = false;
   clock_.calibrate();
+  const auto threads = capture_.threads();
   // A batch per thread's chunk keeps every message under gRPC's 4 MiB
   // limit, however many threads the program has.
-  for (const auto& thread : capture_.threads()) {
+  for (const auto& thread : threads) {
     size_t n = thread->ring.drain(records);
     if (n == 0) continue;
-    more = more || n == records.size();
+    // A ring half full or more may have a producer asleep for room (a
+    // small NODEKEEPER_TASK_BUFFER): go again now, not after the interval.
+    more = more || n == records.size() || n * 2 >= thread->ring.capacity();
+    if (!link.stream) {
+      // Taken before capture stopped, or since the stream broke: emptied
+      // without a look, so that no producer waits for room.
+      lose(n);
+      continue;
+    }
     batch.Clear();
     uint64_t last_named = 0;
     // The tick-to-ns fit is refined as the run goes on, so two events a few
@@ -338,6 +355,11 @@ bool TaskShipper::shipOnce() {
     wire::CompactEvents::encode(std::span(records.data(), n), *packed->mutable_compact());
     send(batch, n, now);
   }
+  if (!link.stream) {
+    uint64_t uncaptured = 0;
+    for (const auto& thread : threads) uncaptured += thread->uncaptured.load(std::memory_order_relaxed);
+    if (uncaptured > 0) lose(0);  // says so, once
+  }
   // After the events they follow, so the daemon's graph has those first.
   sendReports(now);
   return more;
@@ -358,7 +380,12 @@ void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::ch
   if (link.stream) {
     closeStream(link);  // the daemon went away: try again later
     link.next_attempt = now + kRetry;
+    capture_.setCapturing(false);
   }
+  lose(events);
+}
+
+void TaskShipper::lose(uint64_t events) {
   // A new stream is a new session, which must be told the names again.
   named_.clear();
   lost_ += events;

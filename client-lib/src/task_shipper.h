@@ -27,8 +27,10 @@ namespace nk::client {
 // The one background thread that empties every thread's event ring and
 // streams the events to nodekeeperd (TasksService.Publish), every few
 // milliseconds. The app never waits for an absent daemon: while there is
-// none (no socket, refused, killed) the rings are still emptied, the events
-// counted as lost, and that is said once on stderr. A slow one is no absent
+// none (no socket, refused, killed) capture is off (TaskCapture::capturing:
+// the event path records nothing), what the rings still hold is emptied
+// unread, the events are counted as lost, and that is said once on stderr;
+// capture resumes when a stream opens again. A slow one is no absent
 // one: in lossless mode the app's threads (EventRing) and stop() wait while
 // it takes writes, and give up only when it has taken none for the stall
 // limit (NODEKEEPER_TASKS_STALL_S), which the exit line then counts.
@@ -62,6 +64,8 @@ class TaskShipper {
   bool shipOnce();
   std::chrono::milliseconds patience(std::chrono::milliseconds grace) const;
   void send(const nodekeeper::v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now);
+  // `events` will never reach a daemon; the first loss is said once.
+  void lose(uint64_t events);
   std::string functionName(uint64_t code_address);
   void applyControl(const nodekeeper::v1::TaskControl& control);
   void readControls(Link& link);

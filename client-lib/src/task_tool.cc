@@ -110,13 +110,21 @@ void TaskTool::implicitTaskEnd(uint64_t task) {
 void TaskTool::taskCreated(uint64_t* parent, uint64_t* task, uint64_t code_address) {
   TaskCapture::ThreadEvents& t = thread();
   if (*parent == 0) *parent = TaskCapture::newId(t, true);  // e.g. the initial task, seen first here
-  uint64_t now = nowNs();
-  *task = capture_.created(t, *parent, code_address, 0, now);
+  if (capture_.capturing()) [[likely]] {
+    uint64_t now = nowNs();
+    *task = capture_.created(t, *parent, code_address, 0, now);
+    t_last_task = *task;
+    t_last_parent = *parent;
+    t_last_created = now;
+  } else {
+    // No daemon: an id all the same (the task's other callbacks carry it),
+    // and its dependences are not tracked (t_last_task).
+    *task = TaskCapture::newId(t, false);
+    t_last_task = 0;
+    TaskCapture::uncaptured(t, 1);
+  }
   if (gateActive()) [[unlikely]]
     gate_.created(*task, code_address);
-  t_last_task = *task;
-  t_last_parent = *parent;
-  t_last_created = now;
 }
 
 void TaskTool::dependences(uint64_t task, std::span<const Dependence> deps) {
@@ -126,25 +134,35 @@ void TaskTool::dependences(uint64_t task, std::span<const Dependence> deps) {
 
 void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelled, uint64_t next) {
   TaskCapture::ThreadEvents& t = thread();
-  uint64_t now = nowNs();
-  if (prior != 0 && !implicit(prior) && prior_done) {
-    capture_.finished(t, prior, prior_cancelled, now);
+  const bool finishes = prior != 0 && !implicit(prior) && prior_done;
+  const bool starts = next != 0 && !implicit(next);
+  const bool capturing = capture_.capturing();
+  if (!capturing) [[unlikely]]
+    TaskCapture::uncaptured(t, uint64_t{finishes} + uint64_t{starts});
+  // One reading for both events: the switch is one moment.
+  uint64_t now = capturing && (finishes || starts) ? nowNs() : 0;
+  if (finishes) {
+    if (capturing) capture_.finished(t, prior, prior_cancelled, now);
     if (gateActive()) [[unlikely]]
       gate_.finished(prior);
   }
-  if (next != 0 && !implicit(next)) {
+  if (starts) {
     // Before the body runs: a task the debugger holds keeps this worker
     // here (OpenMP has no way to run another instead).
     if (gateActive()) [[unlikely]] {
       gate_.admit(next);
-      now = nowNs();
+      if (capturing) now = nowNs();
     }
-    capture_.started(t, next, t.slot, now);
+    if (capturing) capture_.started(t, next, t.slot, now);
   }
 }
 
 void TaskTool::sync(uint64_t task, uint64_t kind, bool end) {
-  capture_.sync(thread(), implicit(task) ? 0 : task, kind, end, nowNs());
+  TaskCapture::ThreadEvents& t = thread();
+  if (capture_.capturing()) [[likely]]
+    capture_.sync(t, implicit(task) ? 0 : task, kind, end, nowNs());
+  else
+    TaskCapture::uncaptured(t, 1);
   if (!end && gateActive()) [[unlikely]]
     gate_.sync(implicit(task) ? 0 : task, kind == 1 ? TaskGate::PauseEvent::kTaskwait : TaskGate::PauseEvent::kBarrier);
 }

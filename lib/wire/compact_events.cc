@@ -17,15 +17,14 @@ uint64_t zigzag(uint64_t difference) {
 
 uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
 
-void putVarint(std::string& out, uint64_t v) {
-  char bytes[10];
-  size_t n = 0;
+// At most ten bytes, into room the caller has made.
+inline uint8_t* putVarint(uint8_t* at, uint64_t v) {
   while (v >= 0x80) {
-    bytes[n++] = static_cast<char>(v | 0x80);
+    *at++ = static_cast<uint8_t>(v | 0x80);
     v >>= 7;
   }
-  bytes[n++] = static_cast<char>(v);
-  out.append(bytes, n);
+  *at++ = static_cast<uint8_t>(v);
+  return at;
 }
 
 struct Predictions {
@@ -33,7 +32,12 @@ struct Predictions {
   uint64_t timestamp = 0;
 };
 
-std::array<uint64_t, kFields> fieldsOf(const TaskEventRecord& r) { return {r.task_id, r.a, r.b, r.c}; }
+// The header byte, the timestamp and four fields, ten bytes each at most.
+constexpr size_t kMaxRecordBytes = 1 + 10 * (1 + kFields);
+// Records encoded into a block on the stack, then appended at once: a
+// string's append per field (a capacity check, a size update and a call
+// each) cost more than the encoding itself.
+constexpr size_t kBlockRecords = 256;
 
 }  // namespace
 
@@ -41,23 +45,32 @@ void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string
   // Type byte plus a one- or two-byte timestamp and a few small fields.
   out.reserve(out.size() + records.size() * 6);
   Predictions p;
-  for (const TaskEventRecord& r : records) {
-    const auto type = static_cast<size_t>(r.type);
-    std::array<uint64_t, kFields> residual{};
-    uint8_t header = static_cast<uint8_t>(type & 0x0f);
-    // A type out of range (never captured) predicts from nothing and is
-    // refused by the reader.
-    const auto fields = fieldsOf(r);
-    for (int f = 0; f < kFields; ++f) {
-      residual[f] = zigzag(fields[f] - (type < kTaskEventTypeCount ? p.previous[type][f] : 0));
-      if (residual[f] != 0) header |= static_cast<uint8_t>(1u << (4 + f));
+  uint8_t block[kBlockRecords * kMaxRecordBytes];
+  while (!records.empty()) {
+    const size_t n = std::min(records.size(), kBlockRecords);
+    uint8_t* at = block;
+    for (const TaskEventRecord& r : records.first(n)) {
+      const auto type = static_cast<size_t>(r.type);
+      // A type out of range (never captured) predicts from nothing and is
+      // refused by the reader.
+      static constexpr std::array<uint64_t, kFields> kNothing{};
+      const std::array<uint64_t, kFields>& previous = type < kTaskEventTypeCount ? p.previous[type] : kNothing;
+      const uint64_t task = zigzag(r.task_id - previous[0]);
+      const uint64_t a = zigzag(r.a - previous[1]);
+      const uint64_t b = zigzag(r.b - previous[2]);
+      const uint64_t c = zigzag(r.c - previous[3]);
+      *at++ = static_cast<uint8_t>((type & 0x0f) | (task != 0 ? 0x10 : 0) | (a != 0 ? 0x20 : 0) | (b != 0 ? 0x40 : 0) |
+                                   (c != 0 ? 0x80 : 0));
+      at = putVarint(at, zigzag(r.timestamp_ns - p.timestamp));
+      if (task != 0) at = putVarint(at, task);
+      if (a != 0) at = putVarint(at, a);
+      if (b != 0) at = putVarint(at, b);
+      if (c != 0) at = putVarint(at, c);
+      p.timestamp = r.timestamp_ns;
+      if (type < kTaskEventTypeCount) p.previous[type] = {r.task_id, r.a, r.b, r.c};
     }
-    out.push_back(static_cast<char>(header));
-    putVarint(out, zigzag(r.timestamp_ns - p.timestamp));
-    for (int f = 0; f < kFields; ++f)
-      if (residual[f] != 0) putVarint(out, residual[f]);
-    p.timestamp = r.timestamp_ns;
-    if (type < kTaskEventTypeCount) p.previous[type] = fields;
+    out.append(reinterpret_cast<const char*>(block), static_cast<size_t>(at - block));
+    records = records.subspan(n);
   }
 }
 

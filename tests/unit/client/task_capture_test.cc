@@ -93,6 +93,34 @@ TEST(TaskCapture, LossyRingsCountWhatDidNotFit) {
   EXPECT_EQ(drainAll(*t).size(), 8u);
 }
 
+// No daemon: capture is off, the full lossless ring of a thread is never
+// waited on (nothing is pushed), the events are counted per thread, and
+// capture resumes as it was when turned on again.
+TEST(TaskCapture, WithCaptureOffNothingIsPushedAndAllIsCounted) {
+  TaskCapture capture(4, EventRing::Mode::kLossless);
+  auto t = capture.attachThread();
+  auto other = capture.attachThread();
+  for (int i = 0; i < 4; ++i) capture.queued(*t, 1, i);  // full
+  capture.setCapturing(false);
+  EXPECT_FALSE(capture.capturing());
+  uint64_t a = capture.created(*t, 7, 0xf00, 0, 10);
+  capture.started(*t, a, 0, 11);
+  capture.finished(*t, a, false, 12);
+  capture.sync(*other, 0, 1, false, 13);
+  TaskCapture::uncaptured(*other, 2);
+  EXPECT_EQ(t->uncaptured.load(), 3u);
+  EXPECT_EQ(capture.uncaptured(), 6u);
+  EXPECT_EQ(capture.dropped(), 0u);
+  EXPECT_EQ(drainAll(*t).size(), 4u);
+  EXPECT_TRUE(drainAll(*other).empty());
+  capture.setCapturing(true);
+  capture.queued(*t, 1, 20);
+  auto records = drainAll(*t);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].timestamp_ns, 20u);
+  EXPECT_EQ(capture.uncaptured(), 6u);
+}
+
 // The shipper's deliveries are every ring's progress: while the daemon
 // takes writes (here one per read of a fake clock, 10 s of it against a
 // 1 s limit) a full lossless ring waits instead of dropping; once it takes
