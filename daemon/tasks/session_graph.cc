@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -77,7 +78,7 @@ uint64_t SessionGraph::pendingBytes() const {
   return queued_bytes_;
 }
 
-bool SessionGraph::buildOne() {
+bool SessionGraph::takeNext() {
   Queued queued;
   {
     std::lock_guard lock(queue_mutex_);
@@ -88,6 +89,8 @@ bool SessionGraph::buildOne() {
     queued_bytes_ -= queued.frame.size();
   }
   pending_total_.fetch_sub(queued.frame.size(), std::memory_order_relaxed);
+  events_.clear();
+  applied_ = 0;
   if (released_) return true;
   std::string fault = load(queued);
   if (fault.empty()) fault = zstd_.decompress(frame_, payload_, kMaxFramePayload);
@@ -95,29 +98,42 @@ bool SessionGraph::buildOne() {
     fault = "a queued batch does not parse";
   if (fault.empty()) fault = translator_.toGraphEvents(batch_, events_);
   if (!fault.empty()) {
+    events_.clear();
     ++faults_;
     last_fault_ = fault;
-    return true;
   }
-  for (const GraphEvent& e : events_) graph_.apply(e);
-  events_applied_ += events_.size();
   return true;
 }
 
-size_t SessionGraph::build(size_t max_batches) {
+size_t SessionGraph::step(size_t budget) {
+  size_t taken = 0;
+  while (taken < budget) {
+    if (applied_ == events_.size() && !takeNext()) break;
+    const size_t end = std::min(events_.size(), applied_ + (budget - taken));
+    for (size_t i = applied_; i < end; ++i) graph_.apply(events_[i]);
+    // An empty batch counts one, so that a run of them still ends a step.
+    taken += std::max<size_t>(end - applied_, 1);
+    events_applied_ += end - applied_;
+    applied_ = end;
+  }
+  partly_taken_.store(applied_ < events_.size(), std::memory_order_relaxed);
+  return taken;
+}
+
+size_t SessionGraph::build(size_t max_events) {
   size_t built = 0;
-  // The lock a batch at a time: a reader waits behind one batch of a
-  // low-priority builder, not a turn of them.
-  for (; built < max_batches; ++built) {
+  while (built < max_events) {
     std::lock_guard lock(graph_mutex_);
-    if (!buildOne()) break;
+    const size_t taken = step(std::min(kSliceEvents, max_events - built));
+    if (taken == 0) break;
+    built += taken;
   }
   return built;
 }
 
 void SessionGraph::look(const std::function<void(const TaskGraph&)>& look) {
   std::lock_guard lock(graph_mutex_);
-  while (buildOne()) {
+  while (step(SIZE_MAX) > 0) {
   }
   look(graph_);
 }
@@ -139,6 +155,8 @@ SessionGraph::Counts SessionGraph::release() {
   frame_ = {};
   payload_ = {};
   events_ = {};
+  applied_ = 0;
+  partly_taken_.store(false, std::memory_order_relaxed);
   batch_.Clear();
   {
     std::lock_guard queue_lock(queue_mutex_);

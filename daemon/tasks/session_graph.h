@@ -51,12 +51,16 @@ class SessionGraph {
   void queueRecorded(uint64_t offset, uint32_t size);
   // Bytes queued in memory.
   uint64_t pendingBytes() const;
-  // Batches queued, in memory or recorded.
-  bool pending() const { return queuedBatches() > 0; }
+  // Batches queued, in memory or recorded, or one partly taken.
+  bool pending() const { return queuedBatches() > 0 || partly_taken_.load(std::memory_order_relaxed); }
   size_t queuedBatches() const { return queued_batches_.load(std::memory_order_relaxed); }
 
-  // Takes up to `max_batches` queued batches into the graph; how many it took.
-  size_t build(size_t max_batches);
+  // Takes up to `max_events` queued events into the graph, a slice of
+  // kSliceEvents at a time under the graph's lock; how many it took.
+  size_t build(size_t max_events);
+  // The builder's thread has the lowest priority: a reader waits for the
+  // graph's lock behind one slice of it at the most, whatever the node's load.
+  static constexpr size_t kSliceEvents = 4096;
   // Runs `look` on the graph with every batch queued so far taken.
   void look(const std::function<void(const TaskGraph&)>& look);
 
@@ -77,8 +81,11 @@ class SessionGraph {
   std::string lastFault() const;
 
  private:
-  // Under graph_mutex_.
-  bool buildOne();
+  // Under graph_mutex_: up to `budget` events of the batch being taken, or
+  // of the next one; 0 when nothing is left.
+  size_t step(size_t budget);
+  // Under graph_mutex_: the next queued batch into events_; false if none.
+  bool takeNext();
 
   // A queued batch: its frame, or (frame empty) where the recording has it.
   struct Queued {
@@ -103,6 +110,8 @@ class SessionGraph {
   std::vector<std::byte> frame_, payload_;  // scratch, reused
   nodekeeper::v1::TaskEventBatch batch_;
   std::vector<GraphEvent> events_;
+  size_t applied_ = 0;  // of events_
+  std::atomic<bool> partly_taken_{false};  // applied_ < events_.size()
   uint64_t events_applied_ = 0;
   uint64_t faults_ = 0;
   std::string last_fault_;
