@@ -10,27 +10,71 @@ TaskGraph::TaskGraph() {
   stats_.emplace_back();
 }
 
+TaskGraph::TaskGraph(size_t max_tasks) : TaskGraph() {
+  max_tasks_ = max_tasks;
+  if (max_tasks_ != 0) next_compaction_ = std::max<size_t>(max_tasks_, 4);
+}
+
+namespace {
+
+constexpr uint64_t serialOf(uint64_t id, int serial_bits) { return id & ((uint64_t{1} << serial_bits) - 1); }
+
+}  // namespace
+
 uint32_t TaskGraph::positionOf(uint64_t id) const {
-  uint64_t slot = id >> kSerialBits, serial = id & ((uint64_t{1} << kSerialBits) - 1);
-  if (slot < dense_.size() && serial < dense_[slot].size() && dense_[slot][serial] != kNone)
-    return dense_[slot][serial];
+  uint64_t slot = id >> kSerialBits, serial = serialOf(id, kSerialBits);
+  if (slot < dense_.size()) {
+    const Slot& s = dense_[slot];
+    // Unsigned: a serial below the base wraps past the table's end.
+    const uint64_t at = serial - s.base;
+    if (at < s.positions.size() && s.positions[at] != kNone) return s.positions[at];
+  }
   if (index_.empty()) return kNone;
   auto it = index_.find(id);
   return it == index_.end() ? kNone : it->second;
 }
 
 void TaskGraph::remember(uint64_t id, uint32_t position) {
-  uint64_t slot = id >> kSerialBits, serial = id & ((uint64_t{1} << kSerialBits) - 1);
+  uint64_t slot = id >> kSerialBits, serial = serialOf(id, kSerialBits);
   if (slot < kMaxSlots) {
     if (slot >= dense_.size()) dense_.resize(slot + 1);
-    std::vector<uint32_t>& table = dense_[slot];
-    if (serial < table.size() + kMaxGap) {
-      if (serial >= table.size()) table.resize(serial + 1, kNone);
-      table[serial] = position;
+    Slot& s = dense_[slot];
+    std::vector<uint32_t>& table = s.positions;
+    if (serial >= s.base && serial - s.base < table.size() + kMaxGap) {
+      const uint64_t at = serial - s.base;
+      if (at >= table.size()) table.resize(at + 1, kNone);
+      table[at] = position;
       return;
     }
   }
   index_.emplace(id, position);
+}
+
+bool TaskGraph::wasDropped(uint64_t id) const {
+  if (tasks_dropped_ == 0 || positionOf(id) != kNone) return false;
+  const uint64_t slot = id >> kSerialBits;
+  if (slot >= dense_.size()) return false;
+  const Slot& s = dense_[slot];
+  return s.ordered && serialOf(id, kSerialBits) < s.dropped_below;
+}
+
+bool TaskGraph::lateForDropped(uint64_t id) {
+  if (!wasDropped(id)) return false;
+  ++late_events_;
+  return true;
+}
+
+// A creation below the slot's latest means its ids are not made in order:
+// "below the highest dropped" no longer says "dropped" there.
+void TaskGraph::noteCreated(uint64_t id) {
+  const uint64_t slot = id >> kSerialBits, serial = serialOf(id, kSerialBits);
+  if (slot >= kMaxSlots) return;
+  if (slot >= dense_.size()) dense_.resize(slot + 1);
+  Slot& s = dense_[slot];
+  if (serial > s.last_created)
+    s.last_created = serial;
+  else if (positionOf(id) == kNone)
+    s.ordered = false;
 }
 
 std::optional<uint32_t> TaskGraph::indexOf(uint64_t id) const {
@@ -88,12 +132,18 @@ void TaskGraph::apply(const GraphEvent& e) {
     ++rejected_;
     return;
   }
+  if (tasks_.size() >= next_compaction_) compact();
+  if (e.type != GraphEvent::Type::kCreated && tasks_dropped_ != 0 && lateForDropped(e.task)) return;
   switch (e.type) {
     case GraphEvent::Type::kCreated: {
+      if (max_tasks_ != 0) noteCreated(e.task);
       Task& t = taskFor(e.task);
+      // Finished before its creation arrived: counted now it has a function.
+      const bool finished_placeholder = !t.created && t.state == TaskState::kFinished;
       t.created = true;
       t.parent = e.parent;
       t.function = intern(e.function);
+      if (finished_placeholder) ++stats_[t.function].finished;
       t.priority = e.priority;
       t.created_ns = e.timestamp_ns;
       break;
@@ -122,6 +172,7 @@ void TaskGraph::apply(const GraphEvent& e) {
       t.failed = t.failed || e.type == GraphEvent::Type::kFailed;
       t.finished_ns = e.timestamp_ns;
       moveTo(t, TaskState::kFinished);
+      if (!was_finished && t.created) ++stats_[t.function].finished;
       if (!was_finished && t.started_ns > 0 && t.finished_ns >= t.started_ns) {
         FunctionStats& s = stats_[t.function];
         int64_t ns = t.finished_ns - t.started_ns;
@@ -145,7 +196,8 @@ uint64_t pairHash(uint64_t from, uint64_t to) {
 }  // namespace
 
 void TaskGraph::addDependence(const GraphEvent& e) {
-  taskFor(e.from);
+  // A dropped predecessor has finished: the edge needs no placeholder.
+  if (tasks_dropped_ == 0 || !wasDropped(e.from)) taskFor(e.from);
   Task& successor = taskFor(e.task);  // deque references survive push_back
   uint32_t found = findPair(e.from, successor, e.task);
   if (found != kNone) {
@@ -207,7 +259,7 @@ uint32_t TaskGraph::findPair(uint64_t from, Task& successor, uint64_t successor_
       // Its run was interrupted (another thread's batch came in between):
       // find the run from the end, index it, and the successor is indexed
       // from now on, wherever its next pairs land.
-      const size_t allowance = edges_.size() + (size_t{1} << 16);
+      const size_t allowance = totalEdges() + (size_t{1} << 16);
       size_t i = edges_.size();
       while (i > 0 && edges_[i - 1].to != successor_id && scanned_ < allowance) {
         --i;
@@ -262,6 +314,138 @@ void TaskGraph::indexEverything() {
   run_successor_ = kNone;
 }
 
+// Drops the oldest finished tasks down to 3/4 of the window, and the edges
+// into them; everything else moves down in place, in the same order, so
+// the containers give their blocks back without a second copy.
+void TaskGraph::compact() {
+  const uint64_t progress = totalTasks() + dependences_;
+  if (progress < progress_floor_) {
+    // The last compaction read more than the graph has grown since: wait.
+    next_compaction_ = tasks_.size() + std::max<size_t>(1, max_tasks_ / 16);
+    return;
+  }
+  std::vector<uint32_t> new_position;
+  const uint64_t dropped_before = tasks_dropped_;
+  compaction_reads_ += tasks_.size();
+  compactTasks(new_position);
+  if (tasks_dropped_ != dropped_before) {
+    compaction_reads_ += edges_.size() + more_.size();
+    for (const Slot& s : dense_) compaction_reads_ += s.positions.size();
+    compactSlots();
+    compactEdges();
+    ++generation_;
+  }
+  const size_t held = tasks_.size();
+  next_compaction_ = std::max(max_tasks_, held + std::max({size_t{1}, max_tasks_ / 4, held / 4}));
+  progress_floor_ = progress + (edges_.size() + more_.size()) / 4;
+}
+
+void TaskGraph::compactTasks(std::vector<uint32_t>& new_position) {
+  const size_t n = tasks_.size();
+  const size_t keep = max_tasks_ - max_tasks_ / 4;
+  size_t to_drop = n > keep ? n - keep : 0;
+  new_position.assign(n, kNone);
+  uint32_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    Task& t = tasks_[i];
+    if (to_drop > 0 && t.created && t.state == TaskState::kFinished) {
+      --to_drop;
+      ++tasks_dropped_;
+      const uint64_t slot = t.id >> kSerialBits, serial = serialOf(t.id, kSerialBits);
+      Slot* s = slot < dense_.size() ? &dense_[slot] : nullptr;
+      if (s && serial - s->base < s->positions.size() && s->positions[serial - s->base] == i)
+        s->positions[serial - s->base] = kNone;
+      else
+        index_.erase(t.id);
+      if (s) s->dropped_below = std::max(s->dropped_below, serial + 1);
+      continue;
+    }
+    new_position[i] = kept;
+    if (kept != i) tasks_[kept] = t;
+    ++kept;
+  }
+  if (kept == n) return;  // nothing had finished: nothing moved
+  tasks_.resize(kept);
+  for (Slot& s : dense_)
+    for (uint32_t& p : s.positions)
+      if (p != kNone) p = new_position[p];
+  for (auto& [id, p] : index_) p = new_position[p];
+  if (index_.bucket_count() > 4 * index_.size() + 64) index_.rehash(0);
+  run_successor_ = run_successor_ == kNone ? kNone : new_position[run_successor_];
+}
+
+// Each table keeps the part of its serials where it is cheaper than
+// hashing: a tree's root, held long after its slot's other early tasks
+// were dropped, moves to index_ instead of pinning the table's start.
+void TaskGraph::compactSlots() {
+  constexpr int64_t kTableBytes = sizeof(uint32_t), kHashedBytes = 40;
+  for (size_t slot = 0; slot < dense_.size(); ++slot) {
+    Slot& s = dense_[slot];
+    std::vector<uint32_t>& table = s.positions;
+    int64_t gain = 0, best_gain = 0;
+    size_t cut = 0;
+    for (size_t i = 0; i < table.size(); ++i) {
+      gain += table[i] == kNone ? kTableBytes : kTableBytes - kHashedBytes;
+      if (gain > best_gain) {
+        best_gain = gain;
+        cut = i + 1;
+      }
+    }
+    if (cut == 0 && table.capacity() <= 2 * table.size() + 16) continue;
+    for (size_t i = 0; i < cut; ++i)
+      if (table[i] != kNone) index_.emplace((uint64_t{slot} << kSerialBits) | (s.base + i), table[i]);
+    std::vector<uint32_t> rest(table.begin() + static_cast<std::ptrdiff_t>(cut), table.end());
+    table = std::move(rest);
+    s.base += cut;
+  }
+}
+
+void TaskGraph::compactEdges() {
+  const size_t n = edges_.size();
+  std::vector<uint32_t> to_index;
+  std::vector<uint32_t> more_position(more_.size(), kNone);  // first a mark: kept
+  uint32_t kept = 0;
+  size_t new_run_begin = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == run_begin_) new_run_begin = kept;
+    const Edge& e = edges_[i];
+    const uint32_t successor = positionOf(e.to);
+    if (successor == kNone) {
+      ++edges_dropped_;
+      continue;
+    }
+    for (uint32_t m = e.more; m != kNoMore; m = more_[m].previous) more_position[m] = 0;
+    if (index_everything_ || tasks_[successor].pairs_at == kIndexed) to_index.push_back(kept);
+    if (kept != i) edges_[kept] = e;
+    ++kept;
+  }
+  if (run_begin_ >= n) new_run_begin = kept;
+  edges_.resize(kept);
+  run_begin_ = new_run_begin;
+
+  if (!more_.empty()) {
+    // Links point to older entries, already moved when a newer one is.
+    uint32_t more_kept = 0;
+    for (size_t m = 0; m < more_.size(); ++m) {
+      if (more_position[m] == kNone) continue;
+      MoreDependence d = more_[m];
+      if (d.previous != kNoMore) d.previous = more_position[d.previous];
+      more_position[m] = more_kept;
+      more_[more_kept++] = d;
+    }
+    for (Edge& e : edges_)
+      if (e.more != kNoMore) e.more = more_position[e.more];
+    more_.resize(more_kept);
+  }
+
+  pair_slots_ = {};
+  indexed_pairs_ = 0;
+  if (!to_index.empty()) {
+    pair_slots_.assign(std::max<size_t>(1024, std::bit_ceil(to_index.size() * 2 + 2)), kNone);
+    for (uint32_t edge : to_index) index(edge);
+  }
+}
+
 void TaskGraph::dependencesOf(const Edge& edge, std::vector<Dependence>& out) const {
   out.clear();
   out.push_back({edge.address, edge.kind});
@@ -281,7 +465,8 @@ size_t TaskGraph::approximateBytes() const {
   // caches no hash for integer keys); the bucket array one pointer each.
   size_t index_bytes = index_.size() * (sizeof(std::pair<const uint64_t, uint32_t>) + sizeof(void*)) +
                        index_.bucket_count() * sizeof(void*);
-  for (const auto& table : dense_) index_bytes += table.capacity() * sizeof(uint32_t);
+  index_bytes += dense_.capacity() * sizeof(Slot);
+  for (const Slot& s : dense_) index_bytes += s.positions.capacity() * sizeof(uint32_t);
   size_t names = 0;
   for (const std::string& f : functions_) names += sizeof(std::string) + f.capacity();
   return tasks_.size() * sizeof(Task) + edges_.size() * sizeof(Edge) + more_.size() * sizeof(MoreDependence) +
