@@ -39,6 +39,7 @@ Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program
     } while (std::filesystem::exists(std::filesystem::symlink_status(recording, ec)));
   }
   session->info = {id, pid, uid, std::move(program), 0, 0, 0, true, {}, {}, {}};
+  session->graph = TaskGraph(options_.graph_max_tasks);
   auto admitted = store_.admit(recording, uid, kRecordingFileHeaderSize);
   removed.insert(removed.end(), admitted.removed.begin(), admitted.removed.end());
   if (admitted.allowed) {
@@ -125,8 +126,8 @@ void SessionRegistry::close(uint64_t id) {
     s->info.live = false;
     // Frontends read an ended session from its recording: its graph would
     // only hold memory (a daemon outlives many programs).
-    s->info.tasks = s->graph.tasks().size();
-    s->info.edges = s->graph.edges().size();
+    s->info.tasks = s->graph.totalTasks();
+    s->info.edges = s->graph.totalEdges();
     s->info.by_state = s->graph.countsByState();
     s->graph = TaskGraph();
   }
@@ -167,8 +168,8 @@ SessionRegistry::Info SessionRegistry::snapshot(Session& s) {
   std::lock_guard lock(s.mutex);
   Info info = s.info;
   if (info.live) {
-    info.tasks = s.graph.tasks().size();
-    info.edges = s.graph.edges().size();
+    info.tasks = s.graph.totalTasks();
+    info.edges = s.graph.totalEdges();
     info.by_state = s.graph.countsByState();
   }
   return info;

@@ -41,6 +41,8 @@ class SessionRegistry {
     std::chrono::seconds sweep_interval = std::chrono::minutes(1);
     std::function<void(const std::string&)> log_info = [](const std::string&) {};
     std::function<void(const std::string&)> log_warning = [](const std::string&) {};
+    // Tasks each live graph keeps in memory (TaskGraph's window); 0: all.
+    size_t graph_max_tasks = 0;
   };
 
   struct Info {
@@ -48,7 +50,7 @@ class SessionRegistry {
     pid_t pid = -1;
     uid_t uid = 0;
     std::string program;
-    uint64_t tasks = 0;
+    uint64_t tasks = 0;  // ever, those the graph dropped included
     uint64_t edges = 0;
     uint64_t events = 0;
     bool live = false;
