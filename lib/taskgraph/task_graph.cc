@@ -27,11 +27,11 @@ uint32_t TaskGraph::positionOf(uint64_t id) const {
     const Slot& s = dense_[slot];
     // Unsigned: a serial below the base wraps past the table's end.
     const uint64_t at = serial - s.base;
-    if (at < s.positions.size() && s.positions[at] != kNone) return s.positions[at];
+    if (at < s.positions.size() && s.positions[at] != kNone) return s.positions[at] - task_base_;
   }
   if (index_.empty()) return kNone;
   auto it = index_.find(id);
-  return it == index_.end() ? kNone : it->second;
+  return it == index_.end() ? kNone : it->second - task_base_;
 }
 
 void TaskGraph::remember(uint64_t id, uint32_t position) {
@@ -43,11 +43,11 @@ void TaskGraph::remember(uint64_t id, uint32_t position) {
     if (serial >= s.base && serial - s.base < table.size() + kMaxGap) {
       const uint64_t at = serial - s.base;
       if (at >= table.size()) table.resize(at + 1, kNone);
-      table[at] = position;
+      table[at] = position + task_base_;
       return;
     }
   }
-  index_.emplace(id, position);
+  index_.emplace(id, position + task_base_);
 }
 
 bool TaskGraph::wasDropped(uint64_t id) const {
@@ -315,8 +315,11 @@ void TaskGraph::indexEverything() {
 }
 
 // Drops the oldest finished tasks down to 3/4 of the window, and the edges
-// into them; everything else moves down in place, in the same order, so
-// the containers give their blocks back without a second copy.
+// into them. Only the region they were in is rewritten: the tasks it still
+// holds (a tree's unfinished ancestors) move to its end, in order, and the
+// region's front is popped; the tasks past it keep their ordinals, so the
+// id tables need no rewrite and a compaction costs what it drops, not the
+// window.
 void TaskGraph::compact() {
   const uint64_t progress = totalTasks() + dependences_;
   if (progress < progress_floor_) {
@@ -324,15 +327,12 @@ void TaskGraph::compact() {
     next_compaction_ = tasks_.size() + std::max<size_t>(1, max_tasks_ / 16);
     return;
   }
-  std::vector<uint32_t> new_position;
+  if (task_base_ > (uint32_t{1} << 31)) renumber();
   const uint64_t dropped_before = tasks_dropped_;
-  compaction_reads_ += tasks_.size();
-  compactTasks(new_position);
+  const size_t old_held = compactTasks();
   if (tasks_dropped_ != dropped_before) {
-    compaction_reads_ += edges_.size() + more_.size();
-    for (const Slot& s : dense_) compaction_reads_ += s.positions.size();
     compactSlots();
-    compactEdges();
+    compactEdges(old_held);
     ++generation_;
   }
   const size_t held = tasks_.size();
@@ -340,38 +340,76 @@ void TaskGraph::compact() {
   progress_floor_ = progress + (edges_.size() + more_.size()) / 4;
 }
 
-void TaskGraph::compactTasks(std::vector<uint32_t>& new_position) {
-  const size_t n = tasks_.size();
-  const size_t keep = max_tasks_ - max_tasks_ / 4;
-  size_t to_drop = n > keep ? n - keep : 0;
-  new_position.assign(n, kNone);
-  uint32_t kept = 0;
-  for (size_t i = 0; i < n; ++i) {
-    Task& t = tasks_[i];
-    if (to_drop > 0 && t.created && t.state == TaskState::kFinished) {
-      --to_drop;
-      ++tasks_dropped_;
-      const uint64_t slot = t.id >> kSerialBits, serial = serialOf(t.id, kSerialBits);
-      Slot* s = slot < dense_.size() ? &dense_[slot] : nullptr;
-      if (s && serial - s->base < s->positions.size() && s->positions[serial - s->base] == i)
-        s->positions[serial - s->base] = kNone;
-      else
-        index_.erase(t.id);
-      if (s) s->dropped_below = std::max(s->dropped_below, serial + 1);
-      continue;
-    }
-    new_position[i] = kept;
-    if (kept != i) tasks_[kept] = t;
-    ++kept;
-  }
-  if (kept == n) return;  // nothing had finished: nothing moved
-  tasks_.resize(kept);
+// Ordinals stay below kNone: once in two billion tasks, every one is
+// rewritten.
+void TaskGraph::renumber() {
   for (Slot& s : dense_)
     for (uint32_t& p : s.positions)
-      if (p != kNone) p = new_position[p];
-  for (auto& [id, p] : index_) p = new_position[p];
+      if (p != kNone) p -= task_base_;
+  for (auto& [id, p] : index_) p -= task_base_;
+  compaction_reads_ += index_.size();
+  for (const Slot& s : dense_) compaction_reads_ += s.positions.size();
+  task_base_ = 0;
+}
+
+void TaskGraph::setOrdinal(uint64_t id, uint32_t ordinal) {
+  const uint64_t slot = id >> kSerialBits, serial = serialOf(id, kSerialBits);
+  if (slot < dense_.size()) {
+    Slot& s = dense_[slot];
+    const uint64_t at = serial - s.base;
+    if (at < s.positions.size() && s.positions[at] != kNone) {
+      s.positions[at] = ordinal;
+      return;
+    }
+  }
+  index_[id] = ordinal;
+}
+
+size_t TaskGraph::compactTasks() {
+  const size_t n = tasks_.size();
+  const size_t keep = max_tasks_ - max_tasks_ / 4;
+  const size_t to_drop = n > keep ? n - keep : 0;
+  auto goes = [](const Task& t) { return t.created && t.state == TaskState::kFinished; };
+  // The oldest finished go; the region ends after the last of them, and
+  // every finished task before that goes too.
+  size_t region = 0, dropped = 0;
+  for (size_t i = 0; i < n && dropped < to_drop; ++i) {
+    const Task& t = tasks_[i];
+    if (!goes(t)) continue;
+    const uint64_t slot = t.id >> kSerialBits, serial = serialOf(t.id, kSerialBits);
+    Slot* s = slot < dense_.size() ? &dense_[slot] : nullptr;
+    const uint32_t ordinal = static_cast<uint32_t>(i) + task_base_;
+    if (s && serial - s->base < s->positions.size() && s->positions[serial - s->base] == ordinal)
+      s->positions[serial - s->base] = kNone;
+    else
+      index_.erase(t.id);
+    if (s) s->dropped_below = std::max(s->dropped_below, serial + 1);
+    ++dropped;
+    region = i + 1;
+  }
+  compaction_reads_ += region;
+  if (dropped == 0) return 0;
+  tasks_dropped_ += dropped;
+  const uint32_t old_run = run_successor_;
+  uint32_t moved_run = kNone;
+  size_t write = region;
+  for (size_t i = region; i-- > 0;) {
+    if (goes(tasks_[i])) continue;
+    --write;
+    if (write != i) {
+      const Task t = tasks_[i];
+      tasks_[write] = t;
+      setOrdinal(t.id, static_cast<uint32_t>(write) + task_base_);
+    }
+    if (i == old_run) moved_run = static_cast<uint32_t>(write);
+  }
+  tasks_.erase(tasks_.begin(), tasks_.begin() + static_cast<std::ptrdiff_t>(dropped));
+  task_base_ += static_cast<uint32_t>(dropped);
+  if (old_run == kNone) run_successor_ = kNone;
+  else if (old_run >= region) run_successor_ = static_cast<uint32_t>(old_run - dropped);
+  else run_successor_ = moved_run == kNone ? kNone : static_cast<uint32_t>(moved_run - dropped);
   if (index_.bucket_count() > 4 * index_.size() + 64) index_.rehash(0);
-  run_successor_ = run_successor_ == kNone ? kNone : new_position[run_successor_];
+  return region - dropped;
 }
 
 // Each table keeps the part of its serials where it is cheaper than
@@ -382,6 +420,7 @@ void TaskGraph::compactSlots() {
   for (size_t slot = 0; slot < dense_.size(); ++slot) {
     Slot& s = dense_[slot];
     std::vector<uint32_t>& table = s.positions;
+    compaction_reads_ += table.size();
     int64_t gain = 0, best_gain = 0;
     size_t cut = 0;
     for (size_t i = 0; i < table.size(); ++i) {
@@ -391,40 +430,52 @@ void TaskGraph::compactSlots() {
         cut = i + 1;
       }
     }
-    if (cut == 0 && table.capacity() <= 2 * table.size() + 16) continue;
+    if (cut == 0) continue;
     for (size_t i = 0; i < cut; ++i)
       if (table[i] != kNone) index_.emplace((uint64_t{slot} << kSerialBits) | (s.base + i), table[i]);
-    std::vector<uint32_t> rest(table.begin() + static_cast<std::ptrdiff_t>(cut), table.end());
-    table = std::move(rest);
+    table.erase(table.begin(), table.begin() + static_cast<std::ptrdiff_t>(cut));
+    if (table.capacity() > 2 * table.size() + 4096) table.shrink_to_fit();
     s.base += cut;
   }
 }
 
-void TaskGraph::compactEdges() {
+// The edges into dropped tasks go, looked for from the front (edges come
+// in about the order of their successors) up to the first edge into a task
+// younger than the dropped region: one that arrived late, behind it, goes
+// at a later compaction. The region's edges into held tasks move to its
+// end, in order.
+void TaskGraph::compactEdges(size_t old_held) {
   const size_t n = edges_.size();
-  std::vector<uint32_t> to_index;
-  std::vector<uint32_t> more_position(more_.size(), kNone);  // first a mark: kept
-  uint32_t kept = 0;
-  size_t new_run_begin = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (i == run_begin_) new_run_begin = kept;
-    const Edge& e = edges_[i];
-    const uint32_t successor = positionOf(e.to);
+  size_t region = 0, dropped = 0, scanned = 0;
+  for (; scanned < n; ++scanned) {
+    const uint32_t successor = positionOf(edges_[scanned].to);
     if (successor == kNone) {
-      ++edges_dropped_;
-      continue;
+      ++dropped;
+      region = scanned + 1;
+    } else if (successor >= old_held) {
+      break;
     }
-    for (uint32_t m = e.more; m != kNoMore; m = more_[m].previous) more_position[m] = 0;
-    if (index_everything_ || tasks_[successor].pairs_at == kIndexed) to_index.push_back(kept);
-    if (kept != i) edges_[kept] = e;
-    ++kept;
   }
-  if (run_begin_ >= n) new_run_begin = kept;
-  edges_.resize(kept);
-  run_begin_ = new_run_begin;
+  compaction_reads_ += scanned;
+  if (dropped == 0) return;
+  if (run_begin_ < region) sealRun();
+  size_t write = region;
+  for (size_t i = region; i-- > 0;) {
+    if (positionOf(edges_[i].to) == kNone) continue;
+    --write;
+    if (write != i) edges_[write] = edges_[i];
+  }
+  edges_.erase(edges_.begin(), edges_.begin() + static_cast<std::ptrdiff_t>(dropped));
+  edges_dropped_ += dropped;
+  if (run_begin_ >= region) run_begin_ -= dropped;
 
   if (!more_.empty()) {
-    // Links point to older entries, already moved when a newer one is.
+    // Each held edge marks its dependences; links point to older entries,
+    // already moved when a newer one is.
+    compaction_reads_ += edges_.size() + more_.size();
+    std::vector<uint32_t> more_position(more_.size(), kNone);
+    for (const Edge& e : edges_)
+      for (uint32_t m = e.more; m != kNoMore; m = more_[m].previous) more_position[m] = 0;
     uint32_t more_kept = 0;
     for (size_t m = 0; m < more_.size(); ++m) {
       if (more_position[m] == kNone) continue;
@@ -438,11 +489,20 @@ void TaskGraph::compactEdges() {
     more_.resize(more_kept);
   }
 
-  pair_slots_ = {};
-  indexed_pairs_ = 0;
-  if (!to_index.empty()) {
-    pair_slots_.assign(std::max<size_t>(1024, std::bit_ceil(to_index.size() * 2 + 2)), kNone);
-    for (uint32_t edge : to_index) index(edge);
+  if (!pair_slots_.empty()) {
+    compaction_reads_ += edges_.size();
+    std::vector<uint32_t> to_index;
+    for (size_t i = 0; i < edges_.size(); ++i) {
+      const uint32_t successor = positionOf(edges_[i].to);
+      if (successor != kNone && (index_everything_ || tasks_[successor].pairs_at == kIndexed))
+        to_index.push_back(static_cast<uint32_t>(i));
+    }
+    pair_slots_ = {};
+    indexed_pairs_ = 0;
+    if (!to_index.empty()) {
+      pair_slots_.assign(std::max<size_t>(1024, std::bit_ceil(to_index.size() * 2 + 2)), kNone);
+      for (uint32_t edge : to_index) index(edge);
+    }
   }
 }
 

@@ -50,9 +50,12 @@ struct GraphEvent {
 // with more than max_tasks unfinished tasks holds them all. Dropping is
 // done in compactions, each taking the graph down to 3/4 of the window,
 // and only after the graph has grown by a quarter of what a compaction
-// reads, so it costs O(1) per event amortised, whatever the order. An
-// edge from a dropped predecessor into a held task stays (readers take a
-// predecessor that is not held for finished). Totals (countsByState,
+// reads, so it costs O(1) per event amortised, whatever the order.
+// Edges into dropped tasks go with them; one that arrived behind younger
+// tasks' edges may stay in edges() until a later compaction (readers skip
+// an edge whose successor is not held). An edge from a dropped
+// predecessor into a held task stays (readers take a predecessor that is
+// not held for finished). Totals (countsByState,
 // functionStats, dependences, totalTasks, totalEdges) count dropped tasks
 // too; positions in tasks() and edges() change at each compaction, and
 // generation() says so. A late event for a dropped task (a state change or
@@ -154,9 +157,12 @@ class TaskGraph {
   bool lateForDropped(uint64_t id);
   void noteCreated(uint64_t id);
   void compact();
-  void compactTasks(std::vector<uint32_t>& new_position);
+  // The held tasks that were among the dropped ones, now first.
+  size_t compactTasks();
   void compactSlots();
-  void compactEdges();
+  void compactEdges(size_t old_held);
+  void renumber();
+  void setOrdinal(uint64_t id, uint32_t ordinal);
   uint32_t intern(std::string_view function);
   uint32_t internSlow(std::string_view function);
   void moveTo(Task& task, TaskState state);
@@ -182,8 +188,11 @@ class TaskGraph {
   void indexEverything();
   void sealRun();
 
-  // Where a task is in tasks_, or kNone.
+  // Where a task is in tasks_, or kNone. The id tables hold ordinals:
+  // position + task_base_, the ordinal of tasks_[0], so that popping the
+  // front of tasks_ rewrites none of them.
   static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t task_base_ = 0;
   uint32_t positionOf(uint64_t id) const;
   void remember(uint64_t id, uint32_t position);
 
