@@ -214,6 +214,48 @@ TEST(TaskGraphWindow, IdsCreatedOutOfOrderAreNeverTakenForDropped) {
   EXPECT_FALSE(g.wasDropped(5));
 }
 
+// Ids of every shape (libnodekeeper's, small runtime ids, pointers, far
+// slots), hashed or in tables, some held long: after each compaction every
+// held task is found where it is, as in an unlimited graph.
+TEST(TaskGraphWindow, IdsOfEveryShapeAreFoundAcrossCompactions) {
+  std::mt19937_64 random(5);
+  TaskGraph windowed(64), full;
+  std::vector<uint64_t> open;
+  uint64_t serials[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 20'000; ++i) {
+    uint64_t task = 0;
+    switch (random() % 4) {
+      case 0: task = id(3, ++serials[0]); break;
+      case 1: task = ++serials[1]; break;
+      case 2: task = 0x7f0000000000 + (++serials[2]) * 4096; break;  // a pointer: hashed
+      default: task = id(2000, ++serials[3]); break;                 // past the tables' slots
+    }
+    std::vector<GraphEvent> events{created(task, open.empty() ? 0 : open.back(), "f")};
+    if (!open.empty() && random() % 3 == 0) events.push_back(dependence(open[random() % open.size()], task));
+    if (random() % 10 == 0) {
+      open.push_back(task);  // held until much later
+    } else {
+      events.push_back(state(T::kFinished, task));
+    }
+    if (open.size() > 30 || (!open.empty() && random() % 50 == 0)) {
+      events.push_back(state(T::kFinished, open.front()));
+      open.erase(open.begin());
+    }
+    for (const GraphEvent& e : events) {
+      windowed.apply(e);
+      full.apply(e);
+    }
+    for (size_t p = 0; p < windowed.tasks().size(); ++p) {
+      const TaskGraph::Task& t = windowed.tasks()[p];
+      ASSERT_EQ(windowed.indexOf(t.id), p) << "task " << t.id << " after event " << i;
+      ASSERT_EQ(t.state, full.find(t.id)->state);
+    }
+    for (uint64_t o : open) ASSERT_NE(windowed.find(o), nullptr) << o;
+  }
+  expectSameTotals(windowed, full);
+  EXPECT_GT(windowed.generation(), 100u);
+}
+
 using Deps = std::vector<std::pair<uint64_t, uint8_t>>;
 std::map<std::pair<uint64_t, uint64_t>, Deps> pairsOf(const TaskGraph& g) {
   std::map<std::pair<uint64_t, uint64_t>, Deps> out;
