@@ -7,7 +7,8 @@
 //          children, all but one finish at once, the last goes deeper (up
 //          to 40 unfinished ancestors), a dependence between siblings;
 //   chain  each task depends on the one before, runs and finishes.
-// Each run is its own process (fork), so its peak RSS is its own.
+// Each run is its own process (fork), so its peak RSS is its own; each
+// graph runs three times, alternating, and its best ns/event is shown.
 //
 //   task_graph_window_bench [MILLIONS_OF_TASKS] [WINDOW]
 #include <sys/resource.h>
@@ -119,7 +120,7 @@ class Generator {
 
 struct Result {
   double ns_per_event = 0;
-  uint64_t events = 0, peak_bytes = 0, held = 0, dropped = 0, total = 0;
+  uint64_t events = 0, peak_bytes = 0, held = 0, dropped = 0, total = 0, compactions = 0, reads = 0;
   long peak_rss_kib = 0;
 };
 
@@ -144,6 +145,8 @@ Result runHere(bool tree, uint64_t tasks, size_t window) {
   r.held = graph.tasks().size();
   r.dropped = graph.tasksDropped();
   r.total = graph.totalTasks();
+  r.compactions = graph.generation();
+  r.reads = graph.compactionReads();
   return r;
 }
 
@@ -186,8 +189,17 @@ int main(int argc, char** argv) {
               "peak bytes", "peak RSS", "held", "dropped", "ns ratio", "RSS ratio");
   bool ok = true;
   for (bool tree : {true, false}) {
+    // Alternating, best of three: the host's other load moves single runs
+    // by more than the difference.
     Result unlimited, limited;
-    if (!run(tree, tasks, 0, unlimited) || !run(tree, tasks, window, limited)) {
+    bool ran = true;
+    for (int round = 0; round < 3 && ran; ++round) {
+      Result u, l;
+      ran = run(tree, tasks, 0, u) && run(tree, tasks, window, l);
+      if (round == 0 || u.ns_per_event < unlimited.ns_per_event) unlimited = u;
+      if (round == 0 || l.ns_per_event < limited.ns_per_event) limited = l;
+    }
+    if (!ran) {
       std::fprintf(stderr, "a run failed\n");
       ok = false;
       continue;
@@ -201,6 +213,8 @@ int main(int argc, char** argv) {
     };
     row("unlimited", unlimited, unlimited);
     row("window", limited, unlimited);
+    std::printf("%-6s %-10s %" PRIu64 " compactions read %.2f entries per event\n", shape, "", limited.compactions,
+                static_cast<double>(limited.reads) / static_cast<double>(limited.events));
     if (limited.total != unlimited.total) {
       std::fprintf(stderr, "%s: the windowed graph counted %" PRIu64 " tasks, the unlimited %" PRIu64 "\n", shape,
                    limited.total, unlimited.total);

@@ -51,17 +51,24 @@ void TaskGraph::remember(uint64_t id, uint32_t position) {
 }
 
 bool TaskGraph::wasDropped(uint64_t id) const {
-  if (tasks_dropped_ == 0 || positionOf(id) != kNone) return false;
+  return tasks_dropped_ != 0 && positionOf(id) == kNone && droppedIfNotHeld(id);
+}
+
+bool TaskGraph::droppedIfNotHeld(uint64_t id) const {
   const uint64_t slot = id >> kSerialBits;
   if (slot >= dense_.size()) return false;
   const Slot& s = dense_[slot];
   return s.ordered && serialOf(id, kSerialBits) < s.dropped_below;
 }
 
-bool TaskGraph::lateForDropped(uint64_t id) {
-  if (!wasDropped(id)) return false;
-  ++late_events_;
-  return true;
+TaskGraph::Task* TaskGraph::liveTaskFor(uint64_t id) {
+  const uint32_t position = positionOf(id);
+  if (position != kNone) return &tasks_[position];
+  if (tasks_dropped_ != 0 && droppedIfNotHeld(id)) {
+    ++late_events_;
+    return nullptr;
+  }
+  return &newTask(id);
 }
 
 // A creation below the slot's latest means its ids are not made in order:
@@ -89,10 +96,13 @@ const TaskGraph::Task* TaskGraph::find(uint64_t id) const {
 }
 
 TaskGraph::Task& TaskGraph::taskFor(uint64_t id) {
-  uint32_t position = positionOf(id);
+  const uint32_t position = positionOf(id);
   if (position != kNone) return tasks_[position];
-  position = static_cast<uint32_t>(tasks_.size());
-  remember(id, position);
+  return newTask(id);
+}
+
+TaskGraph::Task& TaskGraph::newTask(uint64_t id) {
+  remember(id, static_cast<uint32_t>(tasks_.size()));
   Task task;
   task.id = id;
   tasks_.push_back(task);
@@ -133,7 +143,6 @@ void TaskGraph::apply(const GraphEvent& e) {
     return;
   }
   if (tasks_.size() >= next_compaction_) compact();
-  if (e.type != GraphEvent::Type::kCreated && tasks_dropped_ != 0 && lateForDropped(e.task)) return;
   switch (e.type) {
     case GraphEvent::Type::kCreated: {
       if (max_tasks_ != 0) noteCreated(e.task);
@@ -152,10 +161,12 @@ void TaskGraph::apply(const GraphEvent& e) {
       addDependence(e);
       break;
     case GraphEvent::Type::kQueued:
-      moveTo(taskFor(e.task), TaskState::kQueued);
+      if (Task* t = liveTaskFor(e.task)) moveTo(*t, TaskState::kQueued);
       break;
     case GraphEvent::Type::kStarted: {
-      Task& t = taskFor(e.task);
+      Task* live = liveTaskFor(e.task);
+      if (!live) break;
+      Task& t = *live;
       // A task resumed after a taskyield starts again: its run began at the
       // first start.
       if (t.started_ns == 0) {
@@ -167,7 +178,9 @@ void TaskGraph::apply(const GraphEvent& e) {
     }
     case GraphEvent::Type::kFailed:
     case GraphEvent::Type::kFinished: {
-      Task& t = taskFor(e.task);
+      Task* live = liveTaskFor(e.task);
+      if (!live) break;
+      Task& t = *live;
       bool was_finished = t.state == TaskState::kFinished;
       t.failed = t.failed || e.type == GraphEvent::Type::kFailed;
       t.finished_ns = e.timestamp_ns;
@@ -196,9 +209,16 @@ uint64_t pairHash(uint64_t from, uint64_t to) {
 }  // namespace
 
 void TaskGraph::addDependence(const GraphEvent& e) {
+  uint32_t position = positionOf(e.task);
+  if (position == kNone && tasks_dropped_ != 0 && droppedIfNotHeld(e.task)) {
+    ++late_events_;  // nothing left to order
+    return;
+  }
   // A dropped predecessor has finished: the edge needs no placeholder.
-  if (tasks_dropped_ == 0 || !wasDropped(e.from)) taskFor(e.from);
-  Task& successor = taskFor(e.task);  // deque references survive push_back
+  if (positionOf(e.from) == kNone && !(tasks_dropped_ != 0 && droppedIfNotHeld(e.from))) newTask(e.from);
+  if (position == kNone) position = positionOf(e.task);  // the predecessor may be the task itself
+  Task& successor = position != kNone ? tasks_[position] : newTask(e.task);  // deque references survive push_back
+  if (position == kNone) position = static_cast<uint32_t>(tasks_.size() - 1);
   uint32_t found = findPair(e.from, successor, e.task);
   if (found != kNone) {
     if (more_.size() >= kNoMore) {
@@ -215,7 +235,6 @@ void TaskGraph::addDependence(const GraphEvent& e) {
     ++rejected_;
     return;
   }
-  const uint32_t position = positionOf(e.task);
   if (position != run_successor_) {
     sealRun();
     if (successor.pairs_at == kNoPairs) {

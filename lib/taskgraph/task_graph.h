@@ -153,8 +153,10 @@ class TaskGraph {
 
  private:
   Task& taskFor(uint64_t id);
-  // A state change or dependence for a task already dropped: counted.
-  bool lateForDropped(uint64_t id);
+  Task& newTask(uint64_t id);
+  // taskFor, but null (and counted) for a task already dropped.
+  Task* liveTaskFor(uint64_t id);
+  bool droppedIfNotHeld(uint64_t id) const;
   void noteCreated(uint64_t id);
   void compact();
   // The held tasks that were among the dropped ones, now first.
