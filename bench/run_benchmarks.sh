@@ -26,7 +26,7 @@ if [[ -x "$build/bench/energy/workload_runner" && -x "$build/bench/energy/sim_va
     "$build/bench/energy/sim_validation_bench"
 fi
 # Task events: the ring, the recording and the exports on their own.
-for b in event_ring_bench task_capture_bench compact_events_bench recording_bench graph_export_bench code_symbolizer_bench; do
+for b in event_ring_bench task_capture_bench compact_events_bench recording_bench task_graph_window_bench graph_export_bench code_symbolizer_bench; do
   if [[ -x "$build/bench/$b" ]]; then
     echo
     NK_CLI="$build/cli/nodekeeper" "$build/bench/$b"

@@ -380,6 +380,7 @@ void Daemon::startEnergyManager() {
 void Daemon::buildTaskService() {
   SessionRegistry::Options recordings;
   recordings.limits = options_.recording_limits;
+  recordings.graph_max_tasks = options_.task_graph_tasks;
   recordings.log_info = [](const std::string& message) { Logger::info(message); };
   recordings.log_warning = [](const std::string& message) { Logger::warning(message); };
   sessions_ = std::make_unique<SessionRegistry>(options_.state_dir / "recordings", std::move(recordings));

@@ -50,6 +50,8 @@ struct DaemonConfig {
   std::optional<uint32_t> streams_total;
   std::optional<uint32_t> stream_messages_per_second;
   std::optional<uint32_t> max_message_bytes;
+  // Tasks each live task session's graph keeps in memory (0: all).
+  std::optional<uint32_t> task_graph_tasks;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);

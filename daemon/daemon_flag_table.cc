@@ -319,6 +319,17 @@ const std::vector<Flag>& table() {
                "4194304, 4096..1073741824)",
        .range = Range{4096, 1073741824},
        .set = number(&DaemonConfig::max_message_bytes)},
+      {.name = "--task-graph-tasks",
+       .value = Value::kRequired,
+       .value_name = "N",
+       .section = "Live task graphs",
+       .help = "tasks each task session's live graph keeps in memory;\n"
+               "past it, finished tasks are dropped, oldest first\n"
+               "(they stay in the recording; unfinished tasks are\n"
+               "never dropped) (default 1000000, 0..1000000000;\n"
+               "0: keep every task)",
+       .range = Range{0, 1000000000},
+       .set = number(&DaemonConfig::task_graph_tasks)},
   };
   return flags;
 }

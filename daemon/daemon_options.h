@@ -68,6 +68,9 @@ struct DaemonOptions {
   StreamHost::Settings stream_limits;
   // The largest message a client may send (gRPC refuses a larger one).
   uint32_t max_message_bytes = 4u << 20;
+  // Tasks each task session's live graph keeps in memory (TaskGraph's
+  // window); 0: every task.
+  uint32_t task_graph_tasks = 1'000'000;
 
   static Result<DaemonOptions> fromCommandLine(std::span<const char* const> args);
   static std::string helpText();

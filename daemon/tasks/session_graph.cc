@@ -21,7 +21,8 @@ constexpr size_t kTrimAfterBytes = size_t{64} << 20;
 
 }  // namespace
 
-SessionGraph::SessionGraph(std::atomic<uint64_t>& pending_total) : pending_total_(pending_total) {}
+SessionGraph::SessionGraph(std::atomic<uint64_t>& pending_total, size_t max_tasks)
+    : pending_total_(pending_total), graph_(max_tasks) {}
 
 SessionGraph::~SessionGraph() {
   pending_total_.fetch_sub(pendingBytes(), std::memory_order_relaxed);
@@ -141,13 +142,13 @@ void SessionGraph::look(const std::function<void(const TaskGraph&)>& look) {
 SessionGraph::Counts SessionGraph::counts() const {
   std::lock_guard lock(graph_mutex_);
   if (released_) return released_counts_;
-  return {graph_.tasks().size(), graph_.edges().size(), events_applied_, graph_.countsByState(), faults_};
+  return {graph_.totalTasks(), graph_.totalEdges(), events_applied_, graph_.countsByState(), faults_};
 }
 
 SessionGraph::Counts SessionGraph::release() {
   std::lock_guard lock(graph_mutex_);
   if (released_) return released_counts_;
-  released_counts_ = {graph_.tasks().size(), graph_.edges().size(), events_applied_, graph_.countsByState(), faults_};
+  released_counts_ = {graph_.totalTasks(), graph_.totalEdges(), events_applied_, graph_.countsByState(), faults_};
   released_ = true;
   const bool big = graph_.approximateBytes() > kTrimAfterBytes;
   graph_ = TaskGraph();

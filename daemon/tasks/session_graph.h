@@ -35,8 +35,9 @@ namespace nk {
 class SessionGraph {
  public:
   // `pending_total` counts the bytes queued in memory over all sessions
-  // (the daemon bounds it); it must outlive this object.
-  explicit SessionGraph(std::atomic<uint64_t>& pending_total);
+  // (the daemon bounds it); it must outlive this object. `max_tasks` is the
+  // graph's window (TaskGraph); 0 keeps every task.
+  explicit SessionGraph(std::atomic<uint64_t>& pending_total, size_t max_tasks = 0);
   ~SessionGraph();
   SessionGraph(const SessionGraph&) = delete;
   SessionGraph& operator=(const SessionGraph&) = delete;
@@ -65,7 +66,7 @@ class SessionGraph {
   void look(const std::function<void(const TaskGraph&)>& look);
 
   struct Counts {
-    uint64_t tasks = 0, edges = 0, events = 0;
+    uint64_t tasks = 0, edges = 0, events = 0;  // ever, those the window dropped included
     std::array<uint64_t, 5> by_state{};
     // Batches that passed their checks but could not be taken (a frame that
     // would not decompress or parse): an internal fault, counted and logged.

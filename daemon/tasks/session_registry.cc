@@ -96,7 +96,7 @@ Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program
   std::filesystem::create_directories(dir_, ec);
   if (ec) return internalError("cannot create the recordings directory " + dir_.string() + ": " + ec.message());
   RecordingStore::Removals removed = store_.sweep();
-  auto session = std::make_unique<Session>(pending_total_);
+  auto session = std::make_unique<Session>(pending_total_, options_.graph_max_tasks);
   uint64_t id = 0;
   std::filesystem::path recording;
   {

@@ -65,6 +65,8 @@ class SessionRegistry {
     // batches of this session); else stored (SessionRegistry::append).
     uint64_t compact_frames_below = uint64_t{4} << 20;
     size_t compact_frames_within = 32;
+    // Tasks each live graph keeps in memory (TaskGraph's window); 0: all.
+    size_t graph_max_tasks = 0;
   };
 
   struct Info {
@@ -72,7 +74,7 @@ class SessionRegistry {
     pid_t pid = -1;
     uid_t uid = 0;
     std::string program;
-    uint64_t tasks = 0;
+    uint64_t tasks = 0;  // ever, those the graph dropped included
     uint64_t edges = 0;
     uint64_t events = 0;
     bool live = false;
@@ -121,7 +123,7 @@ class SessionRegistry {
 
  private:
   struct Session {
-    explicit Session(std::atomic<uint64_t>& pending_total) : graph(pending_total) {}
+    Session(std::atomic<uint64_t>& pending_total, size_t graph_max_tasks) : graph(pending_total, graph_max_tasks) {}
     Info info;
     std::optional<RecordingWriter> recording;
     ZstdFrames zstd;       // frames for the graph while the session is not recorded

@@ -14,12 +14,19 @@ constexpr size_t kMaxWorkers = 1 << 16;
 }  // namespace
 
 void TaskReadiness::reset() {
-  tasks_seen_ = edges_seen_ = 0;
-  live_.clear();
-  finished_by_function_.clear();
-  waiting_.clear();
+  resync();
   workers_.clear();
   last_start_ns_ = 0;
+  generation_ = 0;
+}
+
+// Positions moved (the graph dropped finished tasks): read what it holds
+// again. Finished tasks are counted by the graph itself, and the workers
+// and the last start seen stay true of the dropped tasks.
+void TaskReadiness::resync() {
+  tasks_seen_ = edges_seen_ = 0;
+  live_.clear();
+  waiting_.clear();
 }
 
 void TaskReadiness::sawStart(const TaskGraph::Task& task) {
@@ -33,8 +40,6 @@ void TaskReadiness::readNewTasks(const TaskGraph& graph) {
   for (size_t i = tasks_seen_; i < tasks.size(); ++i) {
     const TaskGraph::Task& t = tasks[i];
     if (t.created && t.state == TaskState::kFinished) {
-      if (t.function >= finished_by_function_.size()) finished_by_function_.resize(t.function + 1);
-      ++finished_by_function_[t.function];
       sawStart(t);
     } else {
       live_.push_back(t.id);
@@ -44,7 +49,8 @@ void TaskReadiness::readNewTasks(const TaskGraph& graph) {
 }
 
 // An edge matters only while its successor has not started and its
-// predecessor has not finished; the others are never kept.
+// predecessor has not finished; the others are never kept. A predecessor
+// the graph no longer holds was dropped, finished.
 void TaskReadiness::readNewEdges(const TaskGraph& graph) {
   const auto& edges = graph.edges();
   work_.new_edges = edges.size() - edges_seen_;
@@ -53,7 +59,7 @@ void TaskReadiness::readNewEdges(const TaskGraph& graph) {
     const TaskGraph::Task* to = graph.find(e.to);
     if (!to || started(to->state)) continue;
     const TaskGraph::Task* from = graph.find(e.from);
-    if (from && from->state == TaskState::kFinished) continue;
+    if (!from || from->state == TaskState::kFinished) continue;
     waiting_[e.to].push_back(e.from);
   }
   edges_seen_ = edges.size();
@@ -70,7 +76,7 @@ void TaskReadiness::dropSatisfied(const TaskGraph& graph) {
     std::vector<uint64_t>& from = it->second;
     std::erase_if(from, [&](uint64_t id) {
       const TaskGraph::Task* t = graph.find(id);
-      return t && t->state == TaskState::kFinished;
+      return !t || t->state == TaskState::kFinished;
     });
     if (from.empty()) {
       it = waiting_.erase(it);
@@ -83,16 +89,22 @@ void TaskReadiness::dropSatisfied(const TaskGraph& graph) {
 }
 
 TaskReadiness::View TaskReadiness::refresh(const TaskGraph& graph, const Blocked& blocked, size_t max_ready) {
-  // Both only grow while the graph lives; shorter means another graph (or
-  // one freed): start over.
-  if (graph.tasks().size() < tasks_seen_ || graph.edges().size() < edges_seen_) reset();
+  // Both only grow between the graph's compactions; an older generation,
+  // or shorter within one, means another graph (or one freed): start over.
+  if (graph.generation() < generation_ ||
+      (graph.generation() == generation_ &&
+       (graph.tasks().size() < tasks_seen_ || graph.edges().size() < edges_seen_)))
+    reset();
+  else if (graph.generation() != generation_)
+    resync();
+  generation_ = graph.generation();
   readNewTasks(graph);
   readNewEdges(graph);
   dropSatisfied(graph);
   work_.live_tasks = live_.size();
 
   View view;
-  const size_t functions = std::max(graph.functions().size(), finished_by_function_.size());
+  const size_t functions = graph.functions().size();
   view.by_function.resize(functions);
   view.blocked_waiting.assign(functions, 0);
   auto function_blocked = [&](uint32_t f) { return f < blocked.functions.size() && blocked.functions[f]; };
@@ -106,11 +118,7 @@ TaskReadiness::View TaskReadiness::refresh(const TaskGraph& graph, const Blocked
     Counts& counts = view.by_function[f];
     if (t->state == TaskState::kFinished) {
       sawStart(*t);
-      if (t->created) {
-        if (f >= finished_by_function_.size()) finished_by_function_.resize(f + 1);
-        ++finished_by_function_[f];
-        continue;  // counted for good
-      }
+      if (t->created) continue;  // the graph counts it, for good
       ++counts.finished;
     } else if (t->state == TaskState::kRunning) {
       sawStart(*t);
@@ -132,8 +140,9 @@ TaskReadiness::View TaskReadiness::refresh(const TaskGraph& graph, const Blocked
   }
   live_.resize(kept);
 
+  const auto& stats = graph.functionStats();
   for (size_t f = 0; f < functions; ++f) {
-    if (f < finished_by_function_.size()) view.by_function[f].finished += finished_by_function_[f];
+    if (f < stats.size()) view.by_function[f].finished += stats[f].finished;
     const Counts& c = view.by_function[f];
     view.total.not_queued += c.not_queued;
     view.total.queued += c.queued;

@@ -19,11 +19,15 @@ namespace nk {
 //
 // Kept up to date incrementally, since `status` runs often and a graph may
 // hold millions of tasks: each refresh reads only the tasks and edges the
-// graph gained since the last one (both only grow), the tasks that had not
-// finished then, and the edges whose successor had not started and whose
-// predecessor had not finished. A finished task is counted once and never
-// looked at again. Works through TaskGraph's public view (tasks(), edges(),
-// find()), one refresh at a time, under the graph's lock.
+// graph gained since the last one (both only grow between the graph's
+// compactions), the tasks that had not finished then, and the edges whose
+// successor had not started and whose predecessor had not finished. A
+// finished task is never looked at again (the graph counts finished tasks
+// per function itself). When a windowed graph drops finished tasks
+// (its generation changes), the refresh reads what it holds again, once;
+// a predecessor it no longer holds has finished. Works through
+// TaskGraph's public view (tasks(), edges(), find()), one refresh at a
+// time, under the graph's lock.
 class TaskReadiness {
  public:
   struct Counts {
@@ -61,16 +65,16 @@ class TaskReadiness {
 
  private:
   void reset();
+  void resync();
   void readNewTasks(const TaskGraph& graph);
   void readNewEdges(const TaskGraph& graph);
   void dropSatisfied(const TaskGraph& graph);
   void sawStart(const TaskGraph::Task& task);
 
   size_t tasks_seen_ = 0, edges_seen_ = 0;
+  uint64_t generation_ = 0;  // the graph's, when last read
   // Tasks not finished (or not created) when last looked at, oldest first.
   std::vector<uint64_t> live_;
-  // Created tasks that had finished when looked at, per function index.
-  std::vector<uint64_t> finished_by_function_;
   // Successor -> predecessors that had not finished when last looked at;
   // only for successors that had not started.
   std::unordered_map<uint64_t, std::vector<uint64_t>> waiting_;

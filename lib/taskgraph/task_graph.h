@@ -40,6 +40,32 @@ struct GraphEvent {
 // copied them all each time it grew, holding the app's event stream for
 // seconds on a busy host (4.4 s at 4 M tasks), long enough for lossless
 // mode to take a live daemon for a stuck one.
+//
+// A graph may be given a window (max_tasks): past it, finished tasks
+// (created, finished or failed; never placeholders) are dropped from
+// memory, oldest first, with the edges into them; a program of 30 M tasks
+// would otherwise hold gigabytes in the daemon, and the recording keeps
+// everything anyway. Unfinished tasks are never dropped, however old (in a
+// recursive tree the oldest finish last), so the window is soft: a graph
+// with more than max_tasks unfinished tasks holds them all. Dropping is
+// done in compactions, each taking the graph down to 3/4 of the window,
+// and only after the graph has grown by a quarter of what a compaction
+// reads, so it costs O(1) per event amortised, whatever the order.
+// Edges into dropped tasks go with them; one that arrived behind younger
+// tasks' edges may stay in edges() until a later compaction (readers skip
+// an edge whose successor is not held). An edge from a dropped
+// predecessor into a held task stays (readers take a predecessor that is
+// not held for finished). Totals (countsByState,
+// functionStats, dependences, totalTasks, totalEdges) count dropped tasks
+// too; positions in tasks() and edges() change at each compaction, and
+// generation() says so. A late event for a dropped task (a state change or
+// a dependence that another thread's batch carried in after the drop) is
+// counted in lateEvents() and ignored, instead of making a placeholder that
+// no creation would ever fill: a slot's task is known dropped when its
+// serial is at most the highest dropped in its slot, as long as the slot's
+// tasks were created in serial order (libnodekeeper's are: one thread makes
+// a slot's ids); in other id spaces late events make placeholders, as in an
+// unlimited graph. Without max_tasks (0) nothing is ever dropped.
 class TaskGraph {
  public:
   struct Task {
@@ -75,15 +101,37 @@ class TaskGraph {
   struct FunctionStats {
     uint64_t runs = 0;
     int64_t total_ns = 0, min_ns = 0, max_ns = 0;
+    // Tasks of the function created and finished (or failed), dropped ones
+    // included.
+    uint64_t finished = 0;
   };
 
   TaskGraph();
+  // Holds about max_tasks tasks at most (see above); 0: unlimited.
+  explicit TaskGraph(size_t max_tasks);
 
   void apply(const GraphEvent& event);
 
+  // The tasks held, in the order the graph met them.
   const std::deque<Task>& tasks() const { return tasks_; }
-  // The pairs, in the order their first dependence arrived.
+  // The pairs held, in the order their first dependence arrived.
   const std::deque<Edge>& edges() const { return edges_; }
+  size_t maxTasks() const { return max_tasks_; }
+  // Held and dropped.
+  uint64_t totalTasks() const { return tasks_.size() + tasks_dropped_; }
+  uint64_t totalEdges() const { return edges_.size() + edges_dropped_; }
+  uint64_t tasksDropped() const { return tasks_dropped_; }
+  uint64_t edgesDropped() const { return edges_dropped_; }
+  // Changes whenever positions in tasks() or edges() change (a compaction):
+  // a reader that keeps positions starts over.
+  uint64_t generation() const { return generation_; }
+  // Events for tasks already dropped, ignored.
+  uint64_t lateEvents() const { return late_events_; }
+  // Entries compactions have read, over the graph's life: so tests can tell
+  // they stay amortised O(1) per event.
+  uint64_t compactionReads() const { return compaction_reads_; }
+  // The graph held the task and dropped it (as far as it can tell: see above).
+  bool wasDropped(uint64_t id) const;
   // Dependences over all pairs (one per address a pair shares).
   uint64_t dependences() const { return dependences_; }
   // The pair's dependences in the order they arrived, into `out` (cleared).
@@ -93,7 +141,7 @@ class TaskGraph {
   // Where the task is in tasks(), if the graph has it.
   std::optional<uint32_t> indexOf(uint64_t id) const;
   const std::vector<std::string>& functions() const { return functions_; }
-  // Tasks per state, indexed by TaskState's value.
+  // Tasks per state, indexed by TaskState's value (dropped ones included).
   const std::array<uint64_t, 5>& countsByState() const { return by_state_; }
   // Run times of finished tasks, per function index.
   const std::vector<FunctionStats>& functionStats() const { return stats_; }
@@ -105,6 +153,18 @@ class TaskGraph {
 
  private:
   Task& taskFor(uint64_t id);
+  Task& newTask(uint64_t id);
+  // taskFor, but null (and counted) for a task already dropped.
+  Task* liveTaskFor(uint64_t id);
+  bool droppedIfNotHeld(uint64_t id) const;
+  void noteCreated(uint64_t id);
+  void compact();
+  // The held tasks that were among the dropped ones, now first.
+  size_t compactTasks();
+  void compactSlots();
+  void compactEdges(size_t old_held);
+  void renumber();
+  void setOrdinal(uint64_t id, uint32_t ordinal);
   uint32_t intern(std::string_view function);
   uint32_t internSlow(std::string_view function);
   void moveTo(Task& task, TaskState state);
@@ -130,8 +190,11 @@ class TaskGraph {
   void indexEverything();
   void sealRun();
 
-  // Where a task is in tasks_, or kNone.
+  // Where a task is in tasks_, or kNone. The id tables hold ordinals:
+  // position + task_base_, the ordinal of tasks_[0], so that popping the
+  // front of tasks_ rewrites none of them.
   static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t task_base_ = 0;
   uint32_t positionOf(uint64_t id) const;
   void remember(uint64_t id, uint32_t position);
 
@@ -143,7 +206,18 @@ class TaskGraph {
   static constexpr int kSerialBits = 40;
   static constexpr uint64_t kMaxSlots = 1024;
   static constexpr uint64_t kMaxGap = 1 << 16;
-  std::vector<std::vector<uint32_t>> dense_;      // [slot][serial] -> position
+  // A slot's table starts at `base`: a compaction cuts off its dropped
+  // past, moving the few old tasks still held (a tree's root) to index_.
+  struct Slot {
+    uint64_t base = 0;
+    std::vector<uint32_t> positions;  // [serial - base] -> position
+    // Serials below this one that are not held were dropped (0: none),
+    // while `ordered`: the slot's tasks were created in serial order.
+    uint64_t dropped_below = 0;
+    uint64_t last_created = 0;
+    bool ordered = true;
+  };
+  std::vector<Slot> dense_;
   std::unordered_map<uint64_t, uint32_t> index_;  // other ids -> position
   std::deque<Edge> edges_;
   // Dependences past a pair's first, each linked to the pair's one before.
@@ -173,6 +247,13 @@ class TaskGraph {
   uint32_t last_index_ = 0;  // the function interned last
   std::array<uint64_t, 5> by_state_{};
   uint64_t rejected_ = 0;
+
+  size_t max_tasks_ = 0;
+  // Compact when tasks_ reaches this size (SIZE_MAX: never), once the
+  // graph has made progress_floor_ progress (tasks ever + dependences).
+  size_t next_compaction_ = SIZE_MAX;
+  uint64_t progress_floor_ = 0;
+  uint64_t tasks_dropped_ = 0, edges_dropped_ = 0, late_events_ = 0, generation_ = 0, compaction_reads_ = 0;
 };
 
 }  // namespace nk

@@ -572,7 +572,7 @@ TEST(DaemonConfig, PeerTlsKeys) {
   }
   EXPECT_TRUE(contains(fileRefusal("peer_crt = \"/x\"\n"), "peer_cert, peer_key, peer_ca, connections_per_user, connections_total, streams_per_user, "
                                                                   "streams_total, stream_messages_per_second, "
-                                                                  "max_message_bytes)"));
+                                                                  "max_message_bytes, task_graph_tasks)"));
   DaemonOptions defaults;
   EXPECT_FALSE(defaults.peerTls());
 }
@@ -670,4 +670,31 @@ TEST(DaemonOptions, RejectsBadConnectionLimits) {
 }
 
 }  // namespace
+// The live graph's window: a default, the file, a flag over the file, and
+// a clear refusal of what is not a task count.
+TEST(DaemonOptions, TaskGraphTasksFromFileAndFlags) {
+  DaemonOptions defaults;
+  EXPECT_EQ(defaults.task_graph_tasks, 1'000'000u);
+  TempConfig file("task_graph_tasks = 0\n");
+  std::string path = file.path();
+  const char* from_file[] = {"nodekeeperd", "--config", path.c_str()};
+  auto options = DaemonOptions::fromCommandLine(from_file);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->task_graph_tasks, 0u);  // unlimited
+  const char* flags[] = {"nodekeeperd", "--config", path.c_str(), "--task-graph-tasks=250000"};
+  auto over = DaemonOptions::fromCommandLine(flags);
+  ASSERT_TRUE(over.ok()) << over.error().message;
+  EXPECT_EQ(over->task_graph_tasks, 250'000u);
+  EXPECT_EQ(flagRefusal({"--task-graph-tasks", "1M"}),
+            "--task-graph-tasks must be a number between 0 and 1000000000, not '1M'");
+  EXPECT_EQ(flagRefusal({"--task-graph-tasks", "-1"}),
+            "--task-graph-tasks must be a number between 0 and 1000000000, not '-1'");
+  EXPECT_EQ(flagRefusal({"--task-graph-tasks", "1000000001"}),
+            "--task-graph-tasks must be a number between 0 and 1000000000, not '1000000001'");
+  std::string big = fileRefusal("task_graph_tasks = 5000000000\n");
+  EXPECT_TRUE(contains(big, "task_graph_tasks must be between 0 and 1000000000, not 5000000000")) << big;
+  std::string type = fileRefusal("task_graph_tasks = \"many\"\n");
+  EXPECT_TRUE(contains(type, "'task_graph_tasks' must be an integer")) << type;
+}
+
 }  // namespace nk

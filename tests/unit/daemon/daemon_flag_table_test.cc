@@ -67,6 +67,7 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("streams_total", c.streams_total);
   field("stream_messages_per_second", c.stream_messages_per_second);
   field("max_message_bytes", c.max_message_bytes);
+  field("task_graph_tasks", c.task_graph_tasks);
   out << "help=" << parsed.show_help << ";version=" << parsed.show_version;
   return out.str();
 }
@@ -153,7 +154,7 @@ TEST(DaemonFlagTable, NumericFlagsKeepToTheirRange) {
                                    std::string("-1"), std::string(" 5")})
       EXPECT_EQ(refusal({name, bad}), message(bad));
   }
-  EXPECT_EQ(numeric, 14);
+  EXPECT_EQ(numeric, 15);
 }
 
 TEST(DaemonFlagTable, EqualsFormSetsWhatTheTwoWordFormSets) {

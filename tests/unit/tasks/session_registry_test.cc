@@ -73,6 +73,37 @@ TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGra
   EXPECT_FALSE(registry.append(999, test::batchOf(twoTasks(5))).ok());
 }
 
+// Each session's graph keeps Options::graph_max_tasks tasks; what the
+// session reports counts every task and edge, those dropped too.
+TEST_F(SessionRegistryTest, ASessionsGraphKeepsItsWindowAndItsInfoCountsEverything) {
+  SessionRegistry::Options options;
+  options.graph_max_tasks = 100;
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  for (uint64_t first = 1; first < 2000; first += 2) {
+    std::vector<GraphEvent> events = twoTasks(first);
+    for (uint64_t task : {first, first + 1}) {
+      GraphEvent done;
+      done.type = GraphEvent::Type::kFinished;
+      done.task = task;
+      events.push_back(done);
+    }
+    ASSERT_TRUE(registry.append(*id, test::batchOf(events)).ok());
+  }
+  size_t held = 0;
+  ASSERT_TRUE(registry.inspect(*id, [&](const TaskGraph& graph) { held = graph.tasks().size(); }));
+  EXPECT_LE(held, 100u);
+  auto live = registry.info(*id);
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->tasks, 2000u);
+  EXPECT_EQ(live->edges, 1000u);
+  EXPECT_EQ(live->by_state[static_cast<size_t>(TaskState::kFinished)], 2000u);
+  registry.close(*id);
+  EXPECT_EQ(registry.info(*id)->tasks, 2000u);
+  EXPECT_EQ(registry.info(*id)->edges, 1000u);
+}
+
 TEST_F(SessionRegistryTest, UsersSeeTheirOwnSessions) {
   SessionRegistry registry(dir_ / "recordings");
   ASSERT_TRUE(registry.open(1, 1000, "a").ok());

@@ -234,5 +234,76 @@ TEST_F(TaskReadinessTest, AFreedOrSmallerGraphStartsItOver) {
   EXPECT_EQ(v.ready, (std::vector<uint64_t>{7}));
 }
 
+// A windowed graph drops finished tasks: a predecessor it no longer holds
+// has finished, whether its edge came before the drop or after.
+TEST_F(TaskReadinessTest, ASuccessorOfADroppedPredecessorIsQueued) {
+  graph_ = TaskGraph(100);
+  apply({created(1, "p"), created(2, "s"), dependence(1, 2)});
+  TaskReadiness::View v = refresh();
+  EXPECT_EQ(of(v, "s").not_queued, 1u);
+  apply({state(T::kStarted, 1), state(T::kFinished, 1)});
+  for (uint64_t id = 10; id < 1010; ++id) apply({created(id, "filler"), state(T::kFinished, id)});
+  ASSERT_EQ(graph_.find(1), nullptr);
+  ASSERT_NE(graph_.find(2), nullptr);
+  apply({created(5000, "late"), dependence(1, 5000)});
+  v = refresh();
+  EXPECT_EQ(of(v, "s").queued, 1u);
+  EXPECT_EQ(of(v, "late").queued, 1u);
+  EXPECT_EQ(v.ready, (std::vector<uint64_t>{2, 5000}));
+  EXPECT_EQ(of(v, "p").finished, 1u);
+  EXPECT_EQ(of(v, "filler").finished, 1000u);
+  EXPECT_EQ(v.total.finished, graph_.countsByState()[static_cast<size_t>(TaskState::kFinished)]);
+}
+
+// Refreshed between compactions, a windowed graph's readiness shows what
+// an unlimited graph's shows: the same counts, the same ready tasks in the
+// same order.
+TEST_F(TaskReadinessTest, AWindowedGraphReadsAsAnUnlimitedOne) {
+  graph_ = TaskGraph(300);
+  TaskGraph full;
+  TaskReadiness full_readiness;
+  uint64_t generations_seen = 0;
+  for (uint64_t id = 1; id <= 6000; ++id) {
+    std::vector<GraphEvent> events{created(id, id % 3 ? "a" : "b")};
+    if (id > 2 && id % 4 != 0) events.push_back(dependence(id - 2, id));
+    if (id > 40) {
+      // Most tasks run and finish soon after; every 50th stays unfinished.
+      const uint64_t old = id - 40;
+      if (old % 50 != 0) {
+        events.push_back(state(T::kStarted, old, static_cast<int32_t>(old % 2), static_cast<int64_t>(old)));
+        events.push_back(state(T::kFinished, old));
+      }
+    }
+    for (const GraphEvent& e : events) {
+      graph_.apply(e);
+      full.apply(e);
+    }
+    if (id % 97 != 0) continue;
+    const uint64_t generation = graph_.generation();
+    TaskReadiness::View v = refresh(1000);
+    TaskReadiness::Blocked none{&blocked_, std::vector<bool>(full.functions().size(), false)};
+    TaskReadiness::View u = full_readiness.refresh(full, none, 1000);
+    if (generation != 0 && generation != generations_seen) {
+      generations_seen = generation;
+      EXPECT_EQ(readiness_.lastWork().new_tasks, graph_.tasks().size());  // read again, once
+    }
+    ASSERT_EQ(v.ready, u.ready) << "after task " << id;
+    EXPECT_EQ(v.ready_total, u.ready_total);
+    EXPECT_EQ(v.total.queued, u.total.queued);
+    EXPECT_EQ(v.total.not_queued, u.total.not_queued);
+    EXPECT_EQ(v.total.running, u.total.running);
+    EXPECT_EQ(v.total.finished, u.total.finished);
+    ASSERT_EQ(v.by_function.size(), u.by_function.size());
+    for (size_t f = 0; f < u.by_function.size(); ++f) {
+      EXPECT_EQ(v.by_function[f].queued, u.by_function[f].queued);
+      EXPECT_EQ(v.by_function[f].finished, u.by_function[f].finished);
+    }
+    EXPECT_EQ(v.workers, u.workers);
+    EXPECT_EQ(v.last_start_ns, u.last_start_ns);
+  }
+  EXPECT_GT(graph_.generation(), 5u);
+  EXPECT_GT(graph_.tasksDropped(), 4000u);
+}
+
 }  // namespace
 }  // namespace nk
