@@ -17,7 +17,7 @@ namespace {
 // Past this a released graph is worth handing back to the system at once:
 // the daemon keeps a high trim threshold (MallocTuning), so freed memory
 // would otherwise stay in the heap until the next big free.
-constexpr size_t kTrimAfterBytes = size_t{64} << 20;
+constexpr size_t kTrimAfterBytes = size_t{16} << 20;
 
 }  // namespace
 
