@@ -239,7 +239,10 @@ std::string DebugCommandPolicy::taskProblem(uint64_t session, uint64_t task, boo
   std::string problem;
   sessions_.inspect(session, [&](const TaskGraph& graph) {
     const TaskGraph::Task* t = graph.find(task);
-    if (!t || !t->created)
+    if (!t && graph.wasDropped(task))
+      // Past the graph's window only finished tasks are dropped.
+      problem = "task " + std::to_string(task) + " has finished";
+    else if (!t || !t->created)
       problem = "task " + std::to_string(task) + ": no such task in session " + std::to_string(session) +
                 " (see 'status')";
     else if (t->state == TaskState::kFinished)

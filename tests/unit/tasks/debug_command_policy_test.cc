@@ -44,7 +44,7 @@ class DebugCommandPolicyTest : public ::testing::Test {
   void SetUp() override {
     dir_ = tmp_.path();
     fs::create_directories(dir_ / "proc");
-    registry_.emplace(dir_ / "recordings");
+    registry_.emplace(dir_ / "recordings", registry_options_);
     hub_.emplace(30s, DebugCommandPolicy::taskCounts(*registry_));
     policy_.emplace(*registry_, *hub_, dir_ / "proc");
 
@@ -145,6 +145,7 @@ class DebugCommandPolicyTest : public ::testing::Test {
   nk::test::TempDir tmp_{"debug-policy"};
   fs::path dir_;
   uid_t owner_ = ::geteuid() + 1000;  // never the uid of a fake process's directory
+  SessionRegistry::Options registry_options_;
   std::optional<SessionRegistry> registry_;
   std::optional<DebugHub> hub_;
   std::optional<DebugCommandPolicy> policy_;
@@ -574,6 +575,38 @@ TEST(DebugCommandPolicyRefusal, SaysNothingTookEffectAndWhy) {
   EXPECT_FALSE(update.ack().ok());
   EXPECT_EQ(update.ack().message(), "why");
   EXPECT_FALSE(update.has_status());
+}
+
+}  // namespace
+}  // namespace nk
+
+namespace nk {
+namespace {
+
+class WindowedDebugCommandPolicyTest : public DebugCommandPolicyTest {
+ protected:
+  void SetUp() override {
+    registry_options_.graph_max_tasks = 64;
+    DebugCommandPolicyTest::SetUp();
+  }
+};
+
+// Past the graph's window a finished task is no longer held; a command on
+// it says it has finished, not that there is no such task.
+TEST_F(WindowedDebugCommandPolicyTest, ATaskDroppedFromTheWindowHasFinished) {
+  std::vector<GraphEvent> events;
+  for (uint64_t id = 1000; id < 1400; ++id) {
+    events.push_back(created(id, "leaf"));
+    events.push_back(moved(id, GraphEvent::Type::kStarted));
+    events.push_back(moved(id, GraphEvent::Type::kFinished));
+  }
+  ASSERT_TRUE(registry_->append(session_, test::batchOf(events)).ok());
+  bool dropped = false;
+  registry_->inspect(session_, [&](const TaskGraph& graph) { dropped = !graph.find(1000) && graph.wasDropped(1000); });
+  ASSERT_TRUE(dropped);
+  expectRefused(block({1000}, true), "block: task 1000 has finished; nothing changed");
+  expectRefused(block({999999}, true), "block: task 999999: no such task in session " + std::to_string(session_) +
+                                           " (see 'status'); nothing changed");
 }
 
 }  // namespace
