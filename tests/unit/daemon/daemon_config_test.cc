@@ -128,7 +128,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 31);
+  EXPECT_EQ(settings, 32);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -149,6 +149,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
   EXPECT_EQ(*config->recording_quota_per_user, defaults.recording_limits.per_user_bytes);
   EXPECT_EQ(*config->recording_quota_total, defaults.recording_limits.total_bytes);
   EXPECT_EQ(std::chrono::hours(24) * *config->recording_max_age_days, defaults.recording_limits.max_age);
+  EXPECT_EQ(*config->task_graph_tasks, defaults.task_graph_tasks);
   EXPECT_EQ(*config->connections_per_user, defaults.connection_limits.per_user);
   EXPECT_EQ(*config->connections_total, defaults.connection_limits.total);
   EXPECT_EQ(*config->streams_per_user, defaults.stream_limits.streams.per_user);
