@@ -30,7 +30,7 @@ void onImplicitTask(ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* t
   if (endpoint == ompt_scope_begin)
     tool->implicitTaskBegin(&task->value);
   else if (endpoint == ompt_scope_end)
-    tool->implicitTaskEnd(task->value);
+    tool->implicitTaskEnd(TaskTool::idOf(task->value));
 }
 
 void onTaskCreate(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task, int flags, int, const void* codeptr) {
@@ -65,14 +65,15 @@ void onDependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) 
     }
     converted[n++] = {reinterpret_cast<uint64_t>(deps[i].variable.ptr), kind};
   }
-  tool->dependences(task->value, std::span<const Dependence>(converted, n));
+  tool->dependences(TaskTool::idOf(task->value), std::span<const Dependence>(converted, n));
 }
 
 void onTaskSchedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
   TaskTool* tool = TaskTool::instance();
   if (!tool) return;
   bool done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_late_fulfill;
-  tool->taskSwitched(prior ? prior->value : 0, done, status == ompt_task_cancel, next ? next->value : 0);
+  tool->taskSwitched(prior ? TaskTool::idOf(prior->value) : 0, done, status == ompt_task_cancel,
+                     next ? TaskTool::idOf(next->value) : 0);
 }
 
 void onSyncRegion(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task,
@@ -81,7 +82,7 @@ void onSyncRegion(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_
   if (!tool) return;
   uint64_t k = kind == ompt_sync_region_taskwait ? 1 : (kind == ompt_sync_region_taskgroup ? 0 : 2);
   if (k == 0) return;
-  tool->sync(task ? task->value : 0, k, endpoint == ompt_scope_end);
+  tool->sync(task ? &task->value : nullptr, k, endpoint == ompt_scope_end);
 }
 
 }  // namespace

@@ -107,14 +107,16 @@ void TaskTool::implicitTaskEnd(uint64_t task) {
   if (task != 0) TaskCapture::parentDone(thread(), task);
 }
 
-void TaskTool::taskCreated(uint64_t* parent, uint64_t* task, uint64_t code_address) {
+void TaskTool::taskCreated(uint64_t* parent_data, uint64_t* task, uint64_t code_address) {
   TaskCapture::ThreadEvents& t = thread();
-  if (*parent == 0) *parent = TaskCapture::newId(t, true);  // e.g. the initial task, seen first here
+  uint64_t parent = idOf(*parent_data);
+  if (parent == 0) parent = TaskCapture::newId(t, true);  // e.g. the initial task, seen first here
+  *parent_data = parent | kCreatedChildrenBit;
   if (capture_.capturing()) [[likely]] {
     uint64_t now = nowNs();
-    *task = capture_.created(t, *parent, code_address, 0, now);
+    *task = capture_.created(t, parent, code_address, 0, now);
     t_last_task = *task;
-    t_last_parent = *parent;
+    t_last_parent = parent;
     t_last_created = now;
   } else {
     // No daemon: an id all the same (the task's other callbacks carry it),
@@ -157,12 +159,19 @@ void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelle
   }
 }
 
-void TaskTool::sync(uint64_t task, uint64_t kind, bool end) {
+void TaskTool::sync(uint64_t* task_data, uint64_t kind, bool end) {
   TaskCapture::ThreadEvents& t = thread();
-  if (capture_.capturing()) [[likely]]
-    capture_.sync(t, implicit(task) ? 0 : task, kind, end, nowNs());
-  else
-    TaskCapture::uncaptured(t, 1);
+  const uint64_t task = task_data ? idOf(*task_data) : 0;
+  const bool waits = kind != 1 || !task_data || (*task_data & kCreatedChildrenBit) != 0;
+  // The end clears the bit: the next taskwait waits only for what the task
+  // creates after this one.
+  if (kind == 1 && end && task_data) *task_data = task;
+  if (waits) {
+    if (capture_.capturing()) [[likely]]
+      capture_.sync(t, implicit(task) ? 0 : task, kind, end, nowNs());
+    else
+      TaskCapture::uncaptured(t, 1);
+  }
   if (!end && gateActive()) [[unlikely]]
     gate_.sync(implicit(task) ? 0 : task, kind == 1 ? TaskGate::PauseEvent::kTaskwait : TaskGate::PauseEvent::kBarrier);
 }

@@ -193,6 +193,30 @@ TEST_F(TaskExportTest, PerfettoTraceHasOneSlicePerTaskRunFromTheFileAndTheDaemon
   EXPECT_EQ(leaves, ran);
 }
 
+// A taskwait that waits for nothing (a task that created none) is not
+// recorded; one that waits for children is, begin and end.
+TEST_F(TaskExportTest, OnlyTaskwaitsThatWaitForChildrenAreRecorded) {
+  ProcessResult run = runTasks({"leaves", "200"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_NE(run.out.find("leaves=200"), std::string::npos) << run.out;
+  auto reader = RecordingReader::open(recordings().at(0));
+  ASSERT_TRUE(reader.ok());
+  TaskEventTranslator translator;
+  size_t begins = 0, ends = 0, created = 0;
+  while (auto payload = reader->next()) {
+    nodekeeper::v1::TaskEventBatch batch, structured;
+    ASSERT_TRUE(batch.ParseFromArray(payload->data(), static_cast<int>(payload->size())));
+    translator.toStructured(batch, structured);
+    for (const nodekeeper::v1::TaskEvent& e : structured.events()) {
+      created += e.has_created();
+      if (e.has_sync() && e.sync().kind() == nodekeeper::v1::TaskSync::KIND_TASKWAIT) (e.sync().end() ? ends : begins)++;
+    }
+  }
+  EXPECT_EQ(created, 200u);
+  EXPECT_EQ(begins, 1u);
+  EXPECT_EQ(ends, 1u);
+}
+
 TEST_F(TaskExportTest, DependencesBecomeFlowsThatEndWhereTheyBegan) {
   ProcessResult run = runTasks({"cholesky"});
   ASSERT_EQ(run.exit_code, 0) << run.err;

@@ -98,6 +98,27 @@ void figure2_right(long* y) { *y = *y + 2; }
 }
 
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::strcmp(argv[1], "leaves") == 0) {
+    // N leaf tasks, each with a taskwait that waits for nothing (as in a
+    // recursive tree's leaves), and one taskwait that waits for them.
+    int n = std::atoi(argv[2]);
+    long done = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+      for (int i = 0; i < n; ++i) {
+#pragma omp task shared(done)
+        {
+#pragma omp atomic
+          ++done;
+#pragma omp taskwait
+        }
+      }
+#pragma omp taskwait
+    }
+    std::printf("leaves=%ld\n", done);
+    return 0;
+  }
   if (argc >= 3 && std::strcmp(argv[1], "fib") == 0) {
     int n = std::atoi(argv[2]);
     long created = 0, result = 0;
