@@ -38,6 +38,8 @@ std::optional<std::chrono::milliseconds> parseSeconds(const char* text) {
 // (lossless: a thread waits while its buffer is full; lossy: the event is
 // dropped and counted); unset, OpenMP tasks are not captured but the task C
 // API and AYU_event start lossless. NODEKEEPER_TASK_BUFFER: events per thread buffer.
+// NODEKEEPER_TASK_CLOCK=auto|monotonic: timestamps from the CPU's time stamp
+// counter where it is a clock (auto), or always from CLOCK_MONOTONIC.
 // NODEKEEPER_TASKS_STALL_S: seconds (0.1 to 86400, default 10) without the
 // daemon taking any task event before lossless mode drops them.
 // NK_DEBUG=1: debug lines on stderr. NK_TEST_FORCE_THREADS=3,2: TEST HOOK,
@@ -84,6 +86,14 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
     else
       options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASK_BUFFER=\"" + std::string(buffer) +
                                  "\": expected a count of events from 64 to 16777216");
+  }
+  if (const char* clock = getenv("NODEKEEPER_TASK_CLOCK"); clock && *clock) {
+    const std::string_view which = clock;
+    if (which == "monotonic")
+      options.task_clock_counter = false;
+    else if (which != "auto")
+      options.warnings.push_back("nodekeeper: ignoring NODEKEEPER_TASK_CLOCK=\"" + std::string(which) +
+                                 "\": expected auto or monotonic");
   }
   if (const char* stall = getenv("NODEKEEPER_TASKS_STALL_S"); stall && *stall) {
     if (auto limit = parseSeconds(stall); limit && *limit >= kMinStallLimit && *limit <= kMaxStallLimit)

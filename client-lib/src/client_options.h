@@ -22,6 +22,9 @@ struct ClientOptions {
   TaskEventMode task_events = TaskEventMode::kOff;
   bool task_events_explicit = false;  // NODEKEEPER_TASKS held a valid mode, "off" included
   uint32_t task_buffer_events = 65536;  // per thread (NODEKEEPER_TASK_BUFFER)
+  // Task events' timestamps from the CPU's counter where it is a clock
+  // (EventClock); false: always clock_gettime (NODEKEEPER_TASK_CLOCK=monotonic).
+  bool task_clock_counter = true;
   // Lossless task events are dropped only once the daemon has taken none
   // for this long (NODEKEEPER_TASKS_STALL_S): a slow daemon is waited for.
   std::chrono::milliseconds task_stall_limit{10000};

@@ -27,8 +27,10 @@ bool EventClock::counterIsAClock(std::string_view clocksource, std::string_view 
          hasWord(cpu_flags, "tsc_reliable");
 }
 
-void EventClock::init() {
+void EventClock::init(bool counter_allowed) {
+  use_tsc_ = false;
 #if defined(__x86_64__)
+  if (!counter_allowed) return;
   std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   std::string clocksource;
   source >> clocksource;

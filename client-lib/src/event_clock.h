@@ -30,8 +30,12 @@ namespace nk::client {
 // start on one thread before its creation on another (TaskRunTracker).
 class EventClock {
  public:
-  // Once, before any event: decides between the counter and the clock.
-  static void init();
+  // Once, before any event: decides between the counter and the clock;
+  // `counter_allowed` false keeps to the clock (NODEKEEPER_TASK_CLOCK=
+  // monotonic, for a node whose operator distrusts the counter).
+  static void init(bool counter_allowed = true);
+  // What init() chose.
+  static bool readsCounter() { return use_tsc_; }
   // The decision, from the kernel's current clocksource and the CPU flags
   // of /proc/cpuinfo (one "flags" line, words separated by spaces).
   static bool counterIsAClock(std::string_view clocksource, std::string_view cpu_flags);

@@ -54,7 +54,7 @@ TaskTool* TaskTool::instance() { return g_active.load(std::memory_order_acquire)
 // first call of the C API or AYU_event; the first one that is on wins.
 void TaskTool::start(const ClientOptions& options) {
   if (options.task_events == TaskEventMode::kOff || g_created) return;
-  EventClock::init();  // before the first event
+  EventClock::init(options.task_clock_counter);  // before the first event
   g_created = std::make_unique<TaskTool>(Key{}, options).release();
   if (options.break_at_start) g_created->gate_.hold(0, true);
   g_created->shipper_.start();

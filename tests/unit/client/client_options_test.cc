@@ -47,6 +47,20 @@ TEST(ClientOptions, BadBudgetIsOneWarningAndIgnored) {
   EXPECT_EQ(options.warnings[0].rfind("nodekeeper: ignoring NODEKEEPER_POWER_BUDGET_MW=\"12W\": ", 0), 0u);
 }
 
+TEST(ClientOptions, TheTaskClockIsTheCounterUnlessMonotonicIsAsked) {
+  g_env.clear();
+  EXPECT_TRUE(ClientOptions::fromEnvironment(&fakeGetenv).task_clock_counter);
+  g_env = {{"NODEKEEPER_TASK_CLOCK", "monotonic"}};
+  auto options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_FALSE(options.task_clock_counter);
+  EXPECT_TRUE(options.warnings.empty());
+  g_env = {{"NODEKEEPER_TASK_CLOCK", "rdtsc"}};
+  options = ClientOptions::fromEnvironment(&fakeGetenv);
+  EXPECT_TRUE(options.task_clock_counter);
+  ASSERT_EQ(options.warnings.size(), 1u);
+  EXPECT_EQ(options.warnings[0], "nodekeeper: ignoring NODEKEEPER_TASK_CLOCK=\"rdtsc\": expected auto or monotonic");
+}
+
 TEST(ClientOptions, BadForcedCountsAreIgnored) {
   g_env = {{"NK_TEST_FORCE_THREADS", "3,x"}};
   auto options = ClientOptions::fromEnvironment(&fakeGetenv);

@@ -37,6 +37,18 @@ TEST(EventClock, ACounterMissingAnyOfTheThreePromisesIsNot) {
 // nanoseconds and never go back for one reader. The bound is no timing
 // claim: it only catches a wrong unit (ticks as ns would be 2 to 4 times
 // off after a second of uptime).
+// Asked to keep to the clock, ticks are CLOCK_MONOTONIC nanoseconds.
+TEST(EventClock, MonotonicWhenTheCounterIsNotAllowed) {
+  EventClock::init(false);
+  EXPECT_FALSE(EventClock::readsCounter());
+  const uint64_t before = EventClock::monotonicNs();
+  const uint64_t tick = EventClock::ticks();
+  const uint64_t after = EventClock::monotonicNs();
+  EXPECT_LE(before, tick);
+  EXPECT_LE(tick, after);
+  EventClock::init();
+}
+
 TEST(EventClock, ConvertedTicksAreMonotonicNanoseconds) {
   EventClock::init();
   EventClock::Converter converter;
