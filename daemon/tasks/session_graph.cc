@@ -141,14 +141,17 @@ void SessionGraph::look(const std::function<void(const TaskGraph&)>& look) {
 
 SessionGraph::Counts SessionGraph::counts() const {
   std::lock_guard lock(graph_mutex_);
-  if (released_) return released_counts_;
+  return released_ ? released_counts_ : countsNow();
+}
+
+SessionGraph::Counts SessionGraph::countsNow() const {
   return {graph_.totalTasks(), graph_.totalEdges(), events_applied_, graph_.countsByState(), faults_};
 }
 
 SessionGraph::Counts SessionGraph::release() {
   std::lock_guard lock(graph_mutex_);
   if (released_) return released_counts_;
-  released_counts_ = {graph_.totalTasks(), graph_.totalEdges(), events_applied_, graph_.countsByState(), faults_};
+  released_counts_ = countsNow();
   released_ = true;
   const bool big = graph_.approximateBytes() > kTrimAfterBytes;
   graph_ = TaskGraph();

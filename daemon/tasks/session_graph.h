@@ -87,6 +87,8 @@ class SessionGraph {
   size_t step(size_t budget);
   // Under graph_mutex_: the next queued batch into events_; false if none.
   bool takeNext();
+  // Under graph_mutex_.
+  Counts countsNow() const;
 
   // A queued batch: its frame, or (frame empty) where the recording has it.
   struct Queued {

@@ -91,6 +91,12 @@ void SessionRegistry::buildInBackground() {
 SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir)
     : SessionRegistry(std::move(recordings_dir), Options{}) {}
 
+void SessionRegistry::wakeBuilder() {
+  if (!builder_.joinable()) return;
+  batches_queued_.fetch_add(1, std::memory_order_release);
+  builder_wake_.notify_one();
+}
+
 Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
@@ -185,10 +191,11 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
         } else if (Status appended = s->recording->appendStaged(); !appended) {
           store_.resize(s->info.recording, s->recording->size());
           result = appended;
-        } else if (s->stored_frames = s->stored_frames || effort == ZstdFrames::Effort::kFastest;
-                   s->recording->compressesFrames() && s->readable) {
+        } else {
+          s->stored_frames = s->stored_frames || effort == ZstdFrames::Effort::kFastest;
           // The graph reads the frame back from the recording.
-          recorded_at.emplace(frame_at, static_cast<uint32_t>(s->recording->staged().size()));
+          if (s->recording->compressesFrames() && s->readable)
+            recorded_at.emplace(frame_at, static_cast<uint32_t>(s->recording->staged().size()));
         }
       }
     }
@@ -210,9 +217,8 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
     // it reads on, which slows the app the way building every batch as it
     // came did, no more.
     s->graph.build(SIZE_MAX);
-  } else if (builder_.joinable()) {
-    batches_queued_.fetch_add(1, std::memory_order_release);
-    builder_wake_.notify_one();
+  } else {
+    wakeBuilder();
   }
   return result;
 }
@@ -237,10 +243,7 @@ void SessionRegistry::close(uint64_t id) {
   // has taken what is still queued: here if nothing is, else by the builder
   // or by the next reader.
   releaseIfDone(*s);
-  if (builder_.joinable()) {
-    batches_queued_.fetch_add(1, std::memory_order_release);
-    builder_wake_.notify_one();
-  }
+  wakeBuilder();
   recordingsRemoved(store_.sweep());
 }
 

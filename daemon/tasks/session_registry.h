@@ -142,6 +142,8 @@ class SessionRegistry {
   // and its counts kept.
   void releaseIfDone(Session& s) const;
   void buildInBackground();
+  // New work for the builder (a batch, an ended session); nothing without one.
+  void wakeBuilder();
   bool compactionDue(Session& s) const;
   // Rewrites an ended recording with its stored frames compressed; until
   // then the store counts it as live, so it is never removed under us.
