@@ -179,13 +179,17 @@ int main(int argc, char** argv) {
     std::string name;
     std::vector<std::string> env;
   };
-  const std::vector<Setup> setups = {
+  std::vector<Setup> setups = {
       {"no tool", {omp}},
       {"lossless", {omp, "OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"),
                     "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossless"}},
       {"lossy", {omp, "OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"),
                  "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossy"}},
   };
+  // What libomp spends reporting tasks to any tool: the floor under every
+  // task tool, so the ratio above it is what nodekeeper itself adds.
+  if (const std::string null_tool = nk::test::envOr("NK_NULL_TASK_TOOL"); !null_tool.empty())
+    setups.insert(setups.begin() + 1, Setup{"null tool", {omp, "OMP_TOOL_LIBRARIES=" + null_tool}});
   struct Figures {
     std::vector<double> seconds, daemon_cpu_run, daemon_cpu, held, bytes_per_task, bytes_per_task_later;
     long daemon_peak_kib = 0;
@@ -211,7 +215,7 @@ int main(int argc, char** argv) {
       nodes = run.nodes;
       Figures& f = figures[setup.name];
       f.seconds.push_back(run.seconds);
-      if (setup.name == "no tool") continue;
+      if (setup.name == "no tool" || setup.name == "null tool") continue;
       // While the program ran (its graph may still be building behind).
       f.daemon_cpu_run.push_back(cpuSeconds(daemon.pid()) - cpu_before);
       f.daemon_peak_kib = std::max(f.daemon_peak_kib, statusKiB(daemon.pid(), "VmHWM:"));
@@ -251,8 +255,8 @@ int main(int argc, char** argv) {
   for (const Setup& setup : setups) {
     const Figures& f = figures[setup.name];
     const double s = median(f.seconds);
-    if (setup.name == "no tool") {
-      std::printf("%-10s %9.2f %7.2f %13s %12s %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, 1.0, "-", "-", "-",
+    if (setup.name == "no tool" || setup.name == "null tool") {
+      std::printf("%-10s %9.2f %7.2f %13s %12s %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, s / base, "-", "-", "-",
                   "-", "-", "-", "-");
       continue;
     }
