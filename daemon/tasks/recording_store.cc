@@ -156,6 +156,15 @@ RecordingStore::Growth RecordingStore::grow(const std::filesystem::path& recordi
   return growLocked(path, bytes);
 }
 
+bool RecordingStore::reserve(const std::filesystem::path& recording, uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  const std::string path = recording.string();
+  auto it = entries_.find(path);
+  if (it == entries_.end() || !fitsLocked(it->second.owner, bytes)) return false;
+  addLocked(path, bytes);
+  return true;
+}
+
 void RecordingStore::resize(const std::filesystem::path& recording, uint64_t bytes) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(recording.string());

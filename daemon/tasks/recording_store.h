@@ -63,6 +63,10 @@ class RecordingStore {
   Growth admit(const std::filesystem::path& recording, uid_t owner, uint64_t bytes);
   // Before `bytes` more are appended to a live recording.
   Growth grow(const std::filesystem::path& recording, uint64_t bytes);
+  // `bytes` more for the recording, only if they fit as things are: nothing
+  // is removed to make room (room to rewrite a recording smaller, say, is
+  // not worth another of the owner's recordings). False: nothing charged.
+  bool reserve(const std::filesystem::path& recording, uint64_t bytes);
   // The recording's size as its writer knows it (after a failed append).
   void resize(const std::filesystem::path& recording, uint64_t bytes);
   // Its file was never created.

@@ -166,12 +166,13 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
   Status result;
   std::vector<std::byte> frame;
   std::optional<std::pair<uint64_t, uint32_t>> recorded_at;
-  // A graph far behind its batches means the node has no CPU to spare: the
-  // frames are then stored as they are (still zstd frames) rather than
-  // compressed, which costs a tenth of a nanosecond a byte instead of three.
-  const bool behind = pending_total_.load(std::memory_order_relaxed) >= options_.compact_frames_below ||
-                      s->graph.queuedBatches() >= options_.compact_frames_within;
-  const ZstdFrames::Effort effort = behind ? ZstdFrames::Effort::kFastest : ZstdFrames::Effort::kCompact;
+  // While the program runs, frames are stored as they come (still zstd
+  // frames, a tenth of a nanosecond a byte) and the idle builder compresses
+  // the recording once the session ends: compressing here (three
+  // nanoseconds a byte, zstd level 1) was half the stream's time, and on a
+  // busy node every cycle the stream spends is one the app's cores lose.
+  // Without a builder nothing would compress them later.
+  const ZstdFrames::Effort effort = builder_.joinable() ? ZstdFrames::Effort::kFastest : ZstdFrames::Effort::kCompact;
   {
     std::lock_guard lock(s->mutex);
     s->wire.clear();
@@ -357,12 +358,23 @@ void SessionRegistry::compactRecording(Session& s) {
   std::error_code ec;
   std::filesystem::remove(compacted, ec);
   const uint64_t before = std::filesystem::file_size(recording, ec);
-  auto done = RecordingCompactor::compact(recording, compacted);
+  // The rewrite sits beside the recording until it replaces it: the owner's
+  // quota must hold both, or the recording stays as it is.
+  if (ec || !store_.reserve(recording, before)) {
+    options_.log_info("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
+                      (ec ? "cannot read its size: " + ec.message() : "no room under the quota to rewrite it"));
+    store_.end(recording);
+    recordingsRemoved(store_.sweep());
+    return;
+  }
+  auto done = RecordingCompactor::compact(recording, compacted, before);
   if (!done) {
+    store_.resize(recording, before);
     options_.log_warning("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
                          done.error().message);
   } else if (std::filesystem::rename(compacted, recording, ec); ec) {
     std::filesystem::remove(compacted, ec);
+    store_.resize(recording, before);
     options_.log_warning("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
                          "cannot replace " + recording.string() + ": " + ec.message());
   } else {

@@ -60,11 +60,6 @@ class SessionRegistry {
     // when the pending bytes pass the bound (tests that want to see a
     // graph wait behind its batches).
     bool build_in_background = true;
-    // Frames are compressed (zstd level 1) while the batches waiting for
-    // their graphs stay below these (bytes in memory over all sessions;
-    // batches of this session); else stored (SessionRegistry::append).
-    uint64_t compact_frames_below = uint64_t{4} << 20;
-    size_t compact_frames_within = 32;
     // Tasks each live graph keeps in memory (TaskGraph's window); 0: all.
     size_t graph_max_tasks = 0;
   };

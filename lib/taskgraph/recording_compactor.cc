@@ -8,7 +8,8 @@
 namespace nk {
 
 Result<RecordingCompactor::Compacted> RecordingCompactor::compact(const std::filesystem::path& from,
-                                                                  const std::filesystem::path& to) {
+                                                                  const std::filesystem::path& to,
+                                                                  uint64_t max_bytes) {
   auto reader = RecordingReader::open(from);
   if (!reader) return reader.error();
   auto writer = RecordingWriter::create(to);
@@ -21,6 +22,9 @@ Result<RecordingCompactor::Compacted> RecordingCompactor::compact(const std::fil
   Compacted done;
   while (auto payload = reader->next()) {
     if (Status appended = writer->append(*payload); !appended) return failed(appended.error());
+    if (writer->size() > max_bytes)
+      return failed(resourceExhausted("the rewrite of " + from.string() + " would pass " + std::to_string(max_bytes) +
+                                      " bytes"));
     ++done.frames;
   }
   if (reader->stopCause() == RecordingReader::StopCause::kReadError)

@@ -20,8 +20,10 @@ class RecordingCompactor {
   // Writes `from`'s frames to `to`, a new file (kFailedPrecondition if it
   // exists), and makes it durable. A recording that ends in a torn or bad
   // frame is copied up to it, as a reader would read it. `to` is removed
-  // again on failure.
-  static Result<Compacted> compact(const std::filesystem::path& from, const std::filesystem::path& to);
+  // again on failure, and when it would grow past `max_bytes`
+  // (kResourceExhausted: the room its caller set aside).
+  static Result<Compacted> compact(const std::filesystem::path& from, const std::filesystem::path& to,
+                                   uint64_t max_bytes = UINT64_MAX);
 };
 
 }  // namespace nk

@@ -34,6 +34,15 @@ struct Predictions {
 
 // The header byte, the timestamp and four fields, ten bytes each at most.
 constexpr size_t kMaxRecordBytes = 1 + 10 * (1 + kFields);
+
+// How many fields a header's upper four bits name. A table, not
+// std::popcount: without -mpopcnt that is a call into libgcc, and check()
+// runs it once an event on the daemon's stream.
+constexpr std::array<uint8_t, 16> kFieldsNamed = [] {
+  std::array<uint8_t, 16> named{};
+  for (unsigned bits = 0; bits < 16; ++bits) named[bits] = static_cast<uint8_t>(std::popcount(bits));
+  return named;
+}();
 // Records encoded into a block on the stack, then appended at once: a
 // string's append per field (a capacity check, a size update and a call
 // each) cost more than the encoding itself.
@@ -177,7 +186,7 @@ std::string CompactEvents::check(std::span<const std::byte> compact, size_t max_
       return "compact task events, byte " + std::to_string(offset) + ": unknown event type " + std::to_string(type);
     // The timestamp, then one varint per field the header names; each ends
     // at its first byte under 0x80, within 10 bytes (decode's bound).
-    const int varints = 1 + std::popcount(static_cast<unsigned>(header >> 4));
+    const int varints = 1 + kFieldsNamed[header >> 4];
     for (int v = 0; v < varints; ++v) {
       const uint8_t* const limit = std::min(end, at + 10);
       while (at < limit && *at >= 0x80) ++at;
