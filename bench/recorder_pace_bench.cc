@@ -1,6 +1,10 @@
 // The recorder against a big task program, side by side in one run: a
 // UTS-shaped tree (bench/uts_program.cc) without the tool, with lossless and
-// with lossy task events into a live nodekeeperd. Per set-up: wall time and
+// with lossy task events into a live nodekeeperd; with NK_NULL_TASK_TOOL the
+// tool that takes the same callbacks and does nothing (libomp's own cost),
+// with NK_LTTNG_TOOL the same events as LTTng-UST tracepoints, discarding and
+// blocking (the yardstick: what a tracer built for this costs on the same
+// program; its bytes per task are the trace's). Per set-up: wall time and
 // its ratio to no tool, tasks the session holds against the program's own
 // node count (the oracle; every node is one task), the recording's size
 // per task (as the session ends, and once the daemon has compressed what
@@ -31,6 +35,7 @@
 #include <vector>
 
 #include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "private_lttng.h"
 #include "testlib/daemon_process.h"
 #include "testlib/run_program.h"
 #include "testlib/temp_dir.h"
@@ -131,16 +136,6 @@ std::optional<v1::Session> endedSession(const fs::path& socket, uint64_t after) 
   return std::nullopt;
 }
 
-uintmax_t bytesUnder(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return fs::file_size(path, ec);
-  uintmax_t bytes = 0;
-  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
-    if (it->is_regular_file(ec)) bytes += it->file_size(ec);
-  return bytes;
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -178,6 +173,7 @@ int main(int argc, char** argv) {
   struct Setup {
     std::string name;
     std::vector<std::string> env;
+    std::optional<bool> lttng_blocking;  // traced by LTTng-UST instead, in that session
   };
   std::vector<Setup> setups = {
       {"no tool", {omp}},
@@ -189,8 +185,27 @@ int main(int argc, char** argv) {
   // What libomp spends reporting tasks to any tool: the floor under every
   // task tool, so the ratio above it is what nodekeeper itself adds.
   if (const std::string null_tool = nk::test::envOr("NK_NULL_TASK_TOOL"); !null_tool.empty())
-    setups.insert(setups.begin() + 1, Setup{"null tool", {omp, "OMP_TOOL_LIBRARIES=" + null_tool}});
+    setups.insert(setups.begin() + 1, Setup{"null tool", {omp, "OMP_TOOL_LIBRARIES=" + null_tool}, std::nullopt});
+  // The yardstick: the same events as LTTng-UST tracepoints into a session
+  // of the bench's own lttng-sessiond (discard mode, LTTng's default
+  // channel; and blocking, which waits for room as lossless does).
+  nk::bench::PrivateLttng lttng;
+  if (const std::string lttng_tool = nk::test::envOr("NK_LTTNG_TOOL"); !lttng_tool.empty()) {
+    if (!fs::exists(lttng_tool) || !lttng.start(dir.path()) || !lttng.makeSessions()) {
+      std::printf("LTTng-UST rows left out: %s\n",
+                  fs::exists(lttng_tool) ? lttng.error().c_str() : (lttng_tool + " not built").c_str());
+    } else {
+      // Registered with the session daemon before main() (no timeout), so
+      // every event of the run is traced.
+      const std::vector<std::string> env = {omp, "OMP_TOOL_LIBRARIES=" + lttng_tool,
+                                            "LTTNG_HOME=" + lttng.home().string(), "LTTNG_UST_REGISTER_TIMEOUT=-1",
+                                            "LTTNG_UST_ALLOW_BLOCKING=1"};
+      setups.push_back({"LTTng-UST", env, false});
+      setups.push_back({"LTTng block", env, true});
+    }
+  }
   struct Figures {
+    std::vector<double> lttng_lost, lttng_bytes_per_task;
     std::vector<double> seconds, daemon_cpu_run, daemon_cpu, held, bytes_per_task, bytes_per_task_later;
     long daemon_peak_kib = 0;
     long daemon_after_kib = 0;
@@ -202,7 +217,20 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     for (const Setup& setup : setups) {
       const double cpu_before = cpuSeconds(daemon.pid());
-      Run run = runTimed(program, setup.env);
+      Run run;
+      std::optional<nk::bench::PrivateLttng::Recorded> traced;
+      if (setup.lttng_blocking) {
+        traced = lttng.record(*setup.lttng_blocking, [&] {
+          run = runTimed(program, setup.env);
+          return run.exit_code == 0;
+        });
+        if (!traced) {
+          std::fprintf(stderr, "recorder_pace_bench: %s: %s\n", setup.name.c_str(), lttng.error().c_str());
+          return 1;
+        }
+      } else {
+        run = runTimed(program, setup.env);
+      }
       if (run.exit_code != 0 || run.nodes == 0) {
         std::fprintf(stderr, "recorder_pace_bench: %s run failed (exit %d): %s\n", setup.name.c_str(), run.exit_code,
                      run.out.c_str());
@@ -215,7 +243,11 @@ int main(int argc, char** argv) {
       nodes = run.nodes;
       Figures& f = figures[setup.name];
       f.seconds.push_back(run.seconds);
-      if (setup.name == "no tool" || setup.name == "null tool") continue;
+      if (traced) {
+        f.lttng_lost.push_back(static_cast<double>(traced->discarded));
+        f.lttng_bytes_per_task.push_back(static_cast<double>(traced->trace_bytes) / static_cast<double>(nodes));
+      }
+      if (setup.name == "no tool" || setup.name == "null tool" || traced) continue;
       // While the program ran (its graph may still be building behind).
       f.daemon_cpu_run.push_back(cpuSeconds(daemon.pid()) - cpu_before);
       f.daemon_peak_kib = std::max(f.daemon_peak_kib, statusKiB(daemon.pid(), "VmHWM:"));
@@ -228,18 +260,18 @@ int main(int argc, char** argv) {
       if (setup.name == "lossless") last_lossless = last_session;
       f.daemon_cpu.push_back(cpuSeconds(daemon.pid()) - cpu_before);
       f.held.push_back(static_cast<double>(session->tasks()) / static_cast<double>(nodes));
-      f.bytes_per_task.push_back(static_cast<double>(bytesUnder(session->recording())) /
+      f.bytes_per_task.push_back(static_cast<double>(nk::bench::bytesUnder(session->recording())) /
                                  static_cast<double>(std::max<uint64_t>(1, session->tasks())));
       // Frames stored while the daemon was behind are compressed once the
       // session has ended, by the daemon's idle builder: until the file
       // shrinks or the daemon is idle (a minute at most).
-      const uintmax_t recorded = bytesUnder(session->recording());
+      const uintmax_t recorded = nk::bench::bytesUnder(session->recording());
       for (int second = 0; second < 60; ++second) {
         const double cpu = cpuSeconds(daemon.pid());
         std::this_thread::sleep_for(1s);
-        if (bytesUnder(session->recording()) < recorded || cpuSeconds(daemon.pid()) - cpu < 0.02) break;
+        if (nk::bench::bytesUnder(session->recording()) < recorded || cpuSeconds(daemon.pid()) - cpu < 0.02) break;
       }
-      f.bytes_per_task_later.push_back(static_cast<double>(bytesUnder(session->recording())) /
+      f.bytes_per_task_later.push_back(static_cast<double>(nk::bench::bytesUnder(session->recording())) /
                                        static_cast<double>(std::max<uint64_t>(1, session->tasks())));
       // The ended session's graph is freed and trimmed just after it says
       // it ended.
@@ -260,6 +292,12 @@ int main(int argc, char** argv) {
                   "-", "-", "-", "-");
       continue;
     }
+    if (setup.lttng_blocking) {
+      const std::string lost = "lost " + std::to_string(static_cast<long long>(median(f.lttng_lost)));
+      std::printf("%-10s %9.2f %7.2f %13s %12.1f %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, s / base,
+                  lost.c_str(), median(f.lttng_bytes_per_task), "-", "-", "-", "-", "-");
+      continue;
+    }
     std::printf("%-10s %9.2f %7.2f %12.2f%% %12.1f %12.1f %10.2fs %10.2fs %10ld MiB %13ld MiB\n", setup.name.c_str(),
                 s, s / base, 100 * median(f.held), median(f.bytes_per_task), median(f.bytes_per_task_later),
                 median(f.daemon_cpu_run), median(f.daemon_cpu), f.daemon_peak_kib / 1024, f.daemon_after_kib / 1024);
@@ -277,7 +315,7 @@ int main(int argc, char** argv) {
         std::printf("%-9s failed (exit %d)\n", format.c_str(), run.exit_code);
         continue;
       }
-      std::printf("%-9s %9.2f %12.1f %14ld\n", format.c_str(), run.seconds, static_cast<double>(bytesUnder(out)) / 1e6,
+      std::printf("%-9s %9.2f %12.1f %14ld\n", format.c_str(), run.seconds, static_cast<double>(nk::bench::bytesUnder(out)) / 1e6,
                   run.peak_kib / 1024);
       std::error_code ec;
       fs::remove_all(out, ec);

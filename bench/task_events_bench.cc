@@ -58,6 +58,7 @@
 #include <thread>
 #include <vector>
 
+#include "private_lttng.h"
 #include "testlib/daemon_process.h"
 #include "testlib/run_program.h"
 #include "testlib/temp_dir.h"
@@ -83,145 +84,6 @@ long residentKiB(pid_t pid, const std::string& field) {
     if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + field.size());
   return 0;
 }
-
-uintmax_t bytesUnder(const fs::path& dir) {
-  uintmax_t bytes = 0;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
-    if (it->is_regular_file(ec)) bytes += it->file_size(ec);
-  return bytes;
-}
-
-std::set<std::string> lttngWaitShms() {
-  std::set<std::string> names;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator("/dev/shm", ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (it->path().filename().string().rfind("lttng-ust-wait-", 0) == 0) names.insert(it->path().filename());
-  return names;
-}
-
-// A session daemon of the bench's own, and the sessions it runs for it.
-class PrivateLttng {
- public:
-  ~PrivateLttng() { stop(); }
-
-  // false, with the reason in error(), when lttng-sessiond cannot run here.
-  bool start(const fs::path& dir) {
-    home_ = dir / "lttng-home";
-    shms_before_ = lttngWaitShms();
-    std::error_code ec;
-    fs::create_directories(home_, ec);
-    if (geteuid() == 0) {
-      uid_ = 65534;
-      if (::chown(home_.c_str(), *uid_, *uid_) != 0) {
-        error_ = "cannot hand " + home_.string() + " to uid 65534";
-        return false;
-      }
-    }
-    nk::test::ProcessResult r = nk::test::runProgram(
-        {"/usr/bin/env", "LTTNG_HOME=" + home_.string(), "lttng-sessiond", "--daemonize", "--no-kernel"}, uid_,
-        30s);
-    std::ifstream pid_file(home_ / ".lttng" / "lttng-sessiond.pid");
-    if (r.exit_code != 0 || !(pid_file >> pid_)) {
-      error_ = "lttng-sessiond did not start (exit " + std::to_string(r.exit_code) + "): " + r.err.substr(0, 300);
-      pid_ = -1;
-      return false;
-    }
-    return true;
-  }
-
-  // SIGTERM to the daemon it started (its consumer daemons go with it), then
-  // the wait-shm names that were not there before (made by it and the traced
-  // programs).
-  void stop() {
-    if (pid_ <= 0) return;
-    lttng({"destroy", "--all"});
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 100 && ::kill(pid_, 0) == 0; ++i) std::this_thread::sleep_for(50ms);
-    if (::kill(pid_, 0) == 0) ::kill(pid_, SIGKILL);
-    pid_ = -1;
-    for (const std::string& name : lttngWaitShms())
-      if (!shms_before_.count(name)) ::shm_unlink(("/" + name).c_str());
-  }
-
-  const std::string& error() const { return error_; }
-  const fs::path& home() const { return home_; }
-
-  nk::test::ProcessResult lttng(std::vector<std::string> args) const {
-    args.insert(args.begin(), {"/usr/bin/env", "LTTNG_HOME=" + home_.string(), "lttng"});
-    return nk::test::runProgram(args, uid_, 120s);
-  }
-
-  // Two sessions made once, "discard" and "blocking", each with one channel
-  // (LTTng's defaults for user space, written out) and the nk_omp events;
-  // started around each run, one at a time. false (reason in error()) if
-  // LTTng refused.
-  bool makeSessions() {
-    for (const bool blocking : {false, true}) {
-      const std::string name = sessionName(blocking);
-      std::vector<std::string> channel = {"enable-channel", "-u", "-s", name, "--subbuf-size", "512K",
-                                          "--num-subbuf", "4", "--discard", "nk"};
-      if (blocking) channel.insert(channel.end(), {"--blocking-timeout", "inf"});
-      for (const auto& args : std::vector<std::vector<std::string>>{
-               {"create", name, "--output", (home_ / name).string()},
-               channel,
-               {"enable-event", "-u", "-s", name, "-c", "nk", "nk_omp:*"}}) {
-        nk::test::ProcessResult r = lttng(args);
-        if (r.exit_code != 0) {
-          error_ = "lttng " + args[0] + ": " + r.err.substr(0, 300);
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
-  struct Recorded {
-    uint64_t discarded = 0;
-    uintmax_t trace_bytes = 0;
-  };
-  // `run` traced by one of the sessions: start, the run, stop (which waits
-  // until the consumer daemon has written everything out), its statistics.
-  // The trace is cleared once it passes 512 MB (clearing takes half a second).
-  template <typename Run>
-  std::optional<Recorded> record(bool blocking, Run run) {
-    const std::string name = sessionName(blocking);
-    Totals& totals = totals_[blocking];
-    if (lttng({"start", name}).exit_code != 0) {
-      error_ = "lttng start " + name + " failed";
-      return std::nullopt;
-    }
-    const bool ran = run();
-    nk::test::ProcessResult stopped = lttng({"stop", name});
-    nk::test::ProcessResult listed = lttng({"list", name, "-c", "nk"});
-    std::smatch m;
-    if (!ran || stopped.exit_code != 0 ||
-        !std::regex_search(listed.out, m, std::regex("Discarded events: *([0-9]+)"))) {
-      error_ = ran ? "lttng stop or list " + name + " failed: " + stopped.err + listed.err : "the run failed";
-      return std::nullopt;
-    }
-    const uint64_t discarded = std::stoull(m[1]);
-    const uintmax_t bytes = bytesUnder(home_ / name);
-    Recorded recorded{discarded - totals.discarded, bytes - totals.trace_bytes};
-    totals = {discarded, bytes};
-    if (bytes > (uintmax_t{512} << 20) && lttng({"clear", name}).exit_code == 0) totals.trace_bytes = bytesUnder(home_ / name);
-    return recorded;
-  }
-
- private:
-  fs::path home_;
-  std::optional<uid_t> uid_;
-  pid_t pid_ = -1;
-  struct Totals {
-    uint64_t discarded = 0;
-    uintmax_t trace_bytes = 0;
-  };
-  Totals totals_[2];
-  static std::string sessionName(bool blocking) { return blocking ? "nk-blocking" : "nk-discard"; }
-  std::string error_;
-  std::set<std::string> shms_before_;
-};
 
 // Events each tool emits per task, near enough for rates and shares: created,
 // started, finished; one dependence per chained task; a taskwait's begin and
@@ -271,7 +133,7 @@ int main(int argc, char** argv) {
   if (!null_task_tool.empty()) setups.insert(setups.begin() + 1, "null task tool");
   const std::string lttng_tool = nk::test::envOr("NK_LTTNG_TOOL");
   std::string lttng_missing;
-  PrivateLttng lttng;
+  nk::bench::PrivateLttng lttng;
   if (lttng_tool.empty())
     lttng_missing = "NK_LTTNG_TOOL not set";
   else if (!fs::exists(lttng_tool))
@@ -394,7 +256,7 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "export %s failed: %s\n", format.c_str(), e.err.c_str());
           continue;
         }
-        exports.push_back({format, seconds, fs::is_directory(out) ? bytesUnder(out) : fs::file_size(out)});
+        exports.push_back({format, seconds, fs::is_directory(out) ? nk::bench::bytesUnder(out) : fs::file_size(out)});
       }
     }
   }
