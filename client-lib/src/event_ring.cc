@@ -107,6 +107,7 @@ bool EventRing::pushWhenFull(const TaskEventRecord& event) {
     }
     stalled_ = false;  // the consumer side moved: wait again
   }
+  if (stall_.on_full) stall_.on_full();
   ConsumerMark seen = consumerMark();
   std::optional<std::chrono::steady_clock::time_point> since;
   for (int spins = 0; !refreshTailHasRoom(head); ++spins) {

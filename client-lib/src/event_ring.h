@@ -31,6 +31,10 @@ struct RingStallPolicy {
   std::chrono::milliseconds limit{10000};
   const std::atomic<uint64_t>* progress = nullptr;
   std::function<void()> on_stall;
+  // Runs on the producer's thread when it finds the ring full, before it
+  // waits: a consumer that only looks every few milliseconds must not let
+  // the producer sleep that long (a 2048-slot ring ran 20 times slower).
+  std::function<void()> on_full;
   std::chrono::steady_clock::time_point (*now)() = [] { return std::chrono::steady_clock::now(); };
 };
 

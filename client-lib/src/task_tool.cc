@@ -90,7 +90,9 @@ void sayStalled(const TaskCapture& capture) {
 TaskTool::TaskTool(Key, const ClientOptions& options)
     : capture_(options.task_buffer_events,
                options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless,
-               EventRing::StallPolicy{.limit = options.task_stall_limit, .on_stall = [this] { sayStalled(capture_); }}),
+               EventRing::StallPolicy{.limit = options.task_stall_limit,
+                                      .on_stall = [this] { sayStalled(capture_); },
+                                      .on_full = [this] { shipper_.wake(); }}),
       gate_([this] { shipper_.wake(); }, [this](uint64_t key) { return shipper_.describeFunction(key); }),
       shipper_(capture_, gate_, options.socket_path, options.debug) {}
 

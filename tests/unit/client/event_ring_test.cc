@@ -209,6 +209,43 @@ TEST(EventRing, LosslessPushWaitsWhileFullAndCompletesAfterADrain) {
   EXPECT_EQ(ring.dropped(), 0u);
 }
 
+// A consumer that sleeps between looks is called the moment the producer
+// finds the ring full, not when its own interval is up; a producer with
+// room never calls it.
+TEST(EventRing, AFullRingCallsOnTheConsumerBeforeItsProducerWaits) {
+  std::atomic<int> calls{0};
+  std::atomic<EventRing*> to_drain{nullptr};
+  std::vector<TaskEventRecord> drained(8);
+  size_t drained_count = 0;
+  std::thread consumer;
+  EventRing::StallPolicy policy;
+  policy.on_full = [&] {
+    ++calls;
+    // As TaskShipper::wake would: the consumer goes at once.
+    consumer = std::thread([&] { drained_count = to_drain.load()->drain(drained); });
+  };
+  EventRing ring(4, Mode::kLossless, policy);
+  to_drain = &ring;
+  for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
+  EXPECT_EQ(calls.load(), 0);
+  // Without the call nothing would ever drain: this push would wait out
+  // the stall limit (10 s) and drop the event.
+  ASSERT_TRUE(ring.push(eventWithId(4)));
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(ring.dropped(), 0u);
+  std::vector<TaskEventRecord> rest(8);
+  size_t n = 0;
+  for (int i = 0; i < 1000 && n == 0; ++i) {
+    n = ring.drain(rest);
+    if (n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  consumer.join();
+  ASSERT_EQ(n, 1u);
+  expectIsEventWithId(rest[0], 4);
+  ASSERT_EQ(drained_count, 4u);
+  for (uint64_t id = 0; id < 4; ++id) expectIsEventWithId(drained[id], id);
+}
+
 TEST(EventRing, LosslessModeDeliversEveryEventOnceInOrderAcrossThreads) {
   constexpr uint64_t kEvents = 2'000'000;
   EventRing ring(1024, Mode::kLossless);

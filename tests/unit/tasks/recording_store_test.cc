@@ -17,8 +17,8 @@ using namespace std::chrono_literals;
 using Clock = RecordingStore::Clock;
 
 class RecordingStoreTest : public ::testing::Test {
-protected:
-  fs::path put(const fs::path &path, size_t bytes) {
+ protected:
+  fs::path put(const fs::path& path, size_t bytes) {
     fs::create_directories(path.parent_path());
     std::ofstream(path, std::ios::binary) << std::string(bytes, 'x');
     return path;
@@ -36,8 +36,7 @@ protected:
 };
 
 TEST_F(RecordingStoreTest, NamesCarryTheOwnerAndParseBack) {
-  EXPECT_EQ(RecordingStore::fileName(3, 42, 1000),
-            "session-3-pid42-uid1000.nkrec");
+  EXPECT_EQ(RecordingStore::fileName(3, 42, 1000), "session-3-pid42-uid1000.nkrec");
   auto parts = RecordingStore::parseName("session-3-pid42-uid1000.nkrec");
   ASSERT_TRUE(parts);
   EXPECT_EQ(parts->session, 3u);
@@ -46,17 +45,14 @@ TEST_F(RecordingStoreTest, NamesCarryTheOwnerAndParseBack) {
   ASSERT_TRUE(older);
   EXPECT_EQ(older->session, 7u);
   EXPECT_FALSE(older->owner);
-  for (const char *other :
-       {"saved-controls.json", "session-3-pid42-uid1000.nkrec.tmp",
-        "session--pid1.nkrec", "session-3-pid42-uid.nkrec",
-        "xsession-3-pid42.nkrec", "session-3-pid42-uid1000.nkrecx"})
+  for (const char* other : {"saved-controls.json", "session-3-pid42-uid1000.nkrec.tmp", "session--pid1.nkrec",
+                            "session-3-pid42-uid.nkrec", "xsession-3-pid42.nkrec", "session-3-pid42-uid1000.nkrecx"})
     EXPECT_FALSE(RecordingStore::parseName(other)) << other;
 }
 
 TEST_F(RecordingStoreTest, AnEarlierRunsRecordingsAreCountedAndNothingElse) {
   put(recordings_ / "session-5-pid9-uid1000.nkrec", 300);
-  put(recordings_ / "session-2-pid3.nkrec",
-      200); // before owners were named: the file's owner
+  put(recordings_ / "session-2-pid3.nkrec", 200);  // before owners were named: the file's owner
   put(recordings_ / "notes.txt", 5000);
   fs::path outside = put(dir_ / "saved-controls.json", 7000);
   fs::create_symlink(outside, recordings_ / "session-9-pid1-uid1000.nkrec");
@@ -68,8 +64,7 @@ TEST_F(RecordingStoreTest, AnEarlierRunsRecordingsAreCountedAndNothingElse) {
   EXPECT_EQ(store.highestSessionId(), 5u);
 }
 
-TEST_F(RecordingStoreTest,
-       SweepRemovesOnlyOldRecordingsNeverWhatElseLiesThere) {
+TEST_F(RecordingStoreTest, SweepRemovesOnlyOldRecordingsNeverWhatElseLiesThere) {
   fs::path old_one = put(recordings_ / "session-5-pid9-uid1000.nkrec", 300);
   fs::path notes = put(recordings_ / "notes.txt", 10);
   fs::path outside = put(dir_ / "saved-controls.json", 70);
@@ -86,7 +81,7 @@ TEST_F(RecordingStoreTest,
   EXPECT_EQ(removed[0].path, old_one);
   EXPECT_EQ(removed[0].reason, "ended more than 7 days ago");
   EXPECT_FALSE(fs::exists(old_one));
-  EXPECT_TRUE(fs::exists(live)); // live, however old its start
+  EXPECT_TRUE(fs::exists(live));  // live, however old its start
   EXPECT_TRUE(fs::exists(notes));
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_EQ(fs::file_size(outside), 70u);
@@ -108,7 +103,7 @@ TEST_F(RecordingStoreTest, GrowingMakesRoomOrIsRefused) {
   ASSERT_TRUE(store.admit(live, 1000, 16).allowed);
   EXPECT_TRUE(store.grow(live, 500).allowed);
   EXPECT_TRUE(fs::exists(older));
-  auto room = store.grow(live, 100); // 1016 > 1000: the ended one goes
+  auto room = store.grow(live, 100);  // 1016 > 1000: the ended one goes
   EXPECT_TRUE(room.allowed);
   ASSERT_EQ(room.removed.size(), 1u);
   EXPECT_EQ(room.removed[0].path, older);
@@ -117,8 +112,7 @@ TEST_F(RecordingStoreTest, GrowingMakesRoomOrIsRefused) {
   EXPECT_EQ(store.userBytes(1000), 616u);
   auto refused = store.grow(live, 385);
   EXPECT_FALSE(refused.allowed);
-  EXPECT_EQ(refused.refusal,
-            "uid 1000's live recordings reached their quota of 1000 bytes");
+  EXPECT_EQ(refused.refusal, "uid 1000's live recordings reached their quota of 1000 bytes");
   EXPECT_EQ(store.userBytes(1000), 616u);
   EXPECT_TRUE(store.grow(live, 384).allowed);
   EXPECT_EQ(store.userBytes(1000), 1000u);
@@ -132,17 +126,16 @@ TEST_F(RecordingStoreTest, ReservingNeverRemovesAnything) {
   fs::path live = recordings_ / RecordingStore::fileName(3, 7, 1000);
   ASSERT_TRUE(store.admit(live, 1000, 16).allowed);
   ASSERT_TRUE(store.grow(live, 284).allowed);
-  EXPECT_FALSE(store.reserve(
-      live, 301)); // 1001 > 1000; removing `older` would make room
+  EXPECT_FALSE(store.reserve(live, 301));  // 1001 > 1000; removing `older` would make room
   EXPECT_TRUE(fs::exists(older));
   EXPECT_EQ(store.userBytes(1000), 700u);
   EXPECT_TRUE(store.reserve(live, 300));
   EXPECT_EQ(store.userBytes(1000), 1000u);
-  store.resize(live, 120); // the rewrite replaced it
+  store.resize(live, 120);  // the rewrite replaced it
   EXPECT_EQ(store.userBytes(1000), 520u);
   EXPECT_FALSE(store.reserve(recordings_ / "session-9-pid9-uid1000.nkrec",
-                             1)); // not one it knows
+                             1));  // not one it knows
 }
 
-} // namespace
-} // namespace nk
+}  // namespace
+}  // namespace nk

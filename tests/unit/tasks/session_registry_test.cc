@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 class SessionRegistryTest : public ::testing::Test {
-protected:
+ protected:
   static std::vector<GraphEvent> twoTasks(uint64_t first) {
     GraphEvent a, b, edge;
     a.task = first;
@@ -36,8 +36,7 @@ protected:
     return {a, b, edge};
   }
   // Twenty batches of 100 task pairs each; `sent` gets them as serialized.
-  static void appendBatches(SessionRegistry &registry, uint64_t id,
-                            std::vector<std::string> &sent) {
+  static void appendBatches(SessionRegistry& registry, uint64_t id, std::vector<std::string>& sent) {
     for (uint64_t batch = 0; batch < 20; ++batch) {
       std::vector<GraphEvent> events;
       for (uint64_t t = 1; t < 200; t += 2) {
@@ -53,8 +52,7 @@ protected:
   test::TempDir dir_{"sessions-test"};
 };
 
-TEST_F(SessionRegistryTest,
-       AnEndedSessionKeepsItsCountsAndRecordingButNotItsGraph) {
+TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGraph) {
   SessionRegistry registry(dir_ / "recordings");
   auto id = registry.open(42, 1000, "prog --flag");
   ASSERT_TRUE(id.ok());
@@ -89,8 +87,7 @@ TEST_F(SessionRegistryTest,
 
 // Each session's graph keeps Options::graph_max_tasks tasks; what the
 // session reports counts every task and edge, those dropped too.
-TEST_F(SessionRegistryTest,
-       ASessionsGraphKeepsItsWindowAndItsInfoCountsEverything) {
+TEST_F(SessionRegistryTest, ASessionsGraphKeepsItsWindowAndItsInfoCountsEverything) {
   SessionRegistry::Options options;
   options.graph_max_tasks = 100;
   SessionRegistry registry(dir_ / "recordings", options);
@@ -107,8 +104,7 @@ TEST_F(SessionRegistryTest,
     ASSERT_TRUE(registry.append(*id, test::batchOf(events)).ok());
   }
   size_t held = 0;
-  ASSERT_TRUE(registry.inspect(
-      *id, [&](const TaskGraph &graph) { held = graph.tasks().size(); }));
+  ASSERT_TRUE(registry.inspect(*id, [&](const TaskGraph& graph) { held = graph.tasks().size(); }));
   EXPECT_LE(held, 100u);
   auto live = registry.info(*id);
   ASSERT_TRUE(live);
@@ -134,15 +130,13 @@ TEST_F(SessionRegistryTest, UsersSeeTheirOwnSessions) {
 
 // A registry with small limits, a clock the test moves and the lines it logs.
 class QuotaTest : public SessionRegistryTest {
-protected:
+ protected:
   SessionRegistry::Options options(uint64_t per_user, uint64_t total) {
     SessionRegistry::Options o;
     o.limits = {per_user, total, std::chrono::hours(24)};
     o.clock = [this] { return now_; };
-    o.log_info = [this](const std::string &line) { infos_.push_back(line); };
-    o.log_warning = [this](const std::string &line) {
-      warnings_.push_back(line);
-    };
+    o.log_info = [this](const std::string& line) { infos_.push_back(line); };
+    o.log_warning = [this](const std::string& line) { warnings_.push_back(line); };
     // No builder: frames are compressed as they come, so their sizes are
     // known here and an ended recording ends at once (with a builder it
     // counts as live until its compaction, which the builder does when it
@@ -150,10 +144,9 @@ protected:
     o.build_in_background = false;
     return o;
   }
-  static uint64_t directoryBytes(const fs::path &dir) {
+  static uint64_t directoryBytes(const fs::path& dir) {
     uint64_t bytes = 0;
-    for (const auto &entry : fs::directory_iterator(dir))
-      bytes += entry.file_size();
+    for (const auto& entry : fs::directory_iterator(dir)) bytes += entry.file_size();
     return bytes;
   }
 
@@ -165,8 +158,7 @@ protected:
   const uint64_t frame_bytes_ = [] {
     const std::string wire = test::batchOf(twoTasks(1)).SerializeAsString();
     std::vector<std::byte> compressed;
-    ZstdFrames().compress(std::as_bytes(std::span(wire.data(), wire.size())),
-                          compressed);
+    ZstdFrames().compress(std::as_bytes(std::span(wire.data(), wire.size())), compressed);
     return kFrameHeaderSize + compressed.size();
   }();
 };
@@ -176,28 +168,22 @@ TEST_F(QuotaTest, ALiveSessionAtItsQuotaStopsRecordingAndItsGraphGoesOn) {
   SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
-  for (uint64_t i = 0; i < 10; ++i)
-    ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1 + 2 * i))).ok())
-        << i;
+  for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1 + 2 * i))).ok()) << i;
   auto info = registry.info(*id);
   ASSERT_TRUE(info);
   EXPECT_TRUE(info->live);
-  EXPECT_EQ(info->tasks, 20u); // the graph took every batch
+  EXPECT_EQ(info->tasks, 20u);  // the graph took every batch
   EXPECT_EQ(info->recording_stopped,
-            "stopped: uid 1000's live recordings reached their quota of " +
-                std::to_string(quota) + " bytes");
-  ASSERT_EQ(warnings_.size(), 1u); // once, not per batch
-  EXPECT_NE(
-      warnings_[0].find("task session 1 (pid 42, uid 1000) stopped recording"),
-      std::string::npos)
+            "stopped: uid 1000's live recordings reached their quota of " + std::to_string(quota) + " bytes");
+  ASSERT_EQ(warnings_.size(), 1u);  // once, not per batch
+  EXPECT_NE(warnings_[0].find("task session 1 (pid 42, uid 1000) stopped recording"), std::string::npos)
       << warnings_[0];
   // What was recorded before stays whole and readable.
   EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * frame_bytes_);
   auto reader = RecordingReader::open(info->recording);
   ASSERT_TRUE(reader.ok());
   int frames = 0;
-  while (reader->next())
-    ++frames;
+  while (reader->next()) ++frames;
   EXPECT_EQ(frames, 3);
   EXPECT_EQ(reader->stopReason(), "");
   registry.close(*id);
@@ -212,9 +198,7 @@ TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
     auto id = registry.open(100 + run, 1000, "prog");
     ASSERT_TRUE(id.ok());
     ids.push_back(*id);
-    for (int i = 0; i < 3; ++i)
-      ASSERT_TRUE(
-          registry.append(*id, test::batchOf(twoTasks(1 + 2 * i))).ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1 + 2 * i))).ok());
     EXPECT_LE(directoryBytes(dir_ / "recordings"), quota) << run;
     registry.close(*id);
     now_ += std::chrono::seconds(1);
@@ -226,8 +210,7 @@ TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
     if (run < 3) {
       EXPECT_TRUE(info->recording.empty()) << run;
       EXPECT_EQ(info->recording_stopped,
-                "removed: uid 1000's recordings over their quota of " +
-                    std::to_string(quota) + " bytes")
+                "removed: uid 1000's recordings over their quota of " + std::to_string(quota) + " bytes")
           << run;
     } else {
       EXPECT_EQ(fs::file_size(info->recording), 16u + 3 * frame_bytes_) << run;
@@ -236,8 +219,7 @@ TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
   }
   EXPECT_TRUE(warnings_.empty());
   ASSERT_FALSE(infos_.empty());
-  EXPECT_NE(infos_[0].find("removed 1 ended task recording (" +
-                           std::to_string(16 + 3 * frame_bytes_) + " bytes)"),
+  EXPECT_NE(infos_[0].find("removed 1 ended task recording (" + std::to_string(16 + 3 * frame_bytes_) + " bytes)"),
             std::string::npos)
       << infos_[0];
   // Another user's recordings are not theirs to spend.
@@ -259,8 +241,7 @@ TEST_F(QuotaTest, EndedRecordingsPastTheirAgeGoAtTheNextSweep) {
   now_ += std::chrono::hours(25);
   registry.sweepIfDue();
   EXPECT_FALSE(fs::exists(file));
-  EXPECT_EQ(registry.info(*id)->recording_stopped,
-            "removed: ended more than 1 day ago");
+  EXPECT_EQ(registry.info(*id)->recording_stopped, "removed: ended more than 1 day ago");
   // A new registry (the daemon restarted) goes on from the last session id.
   auto kept = registry.open(43, 1000, "prog");
   ASSERT_TRUE(kept.ok());
@@ -278,20 +259,18 @@ TEST_F(QuotaTest, ASessionOpenedOverTheQuotaRunsUnrecorded) {
   auto first = registry.open(42, 1000, "prog");
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE(registry.append(*first, test::batchOf(twoTasks(1))).ok());
-  auto second =
-      registry.open(43, 1000, "prog"); // the first is live: nothing to remove
+  auto second = registry.open(43, 1000, "prog");  // the first is live: nothing to remove
   ASSERT_TRUE(second.ok());
   ASSERT_TRUE(registry.append(*second, test::batchOf(twoTasks(1))).ok());
   auto info = registry.info(*second);
   EXPECT_TRUE(info->recording.empty());
   EXPECT_EQ(info->tasks, 2u);
   EXPECT_EQ(info->recording_stopped,
-            "not recorded: uid 1000's live recordings reached their quota of " +
-                std::to_string(quota) + " bytes");
+            "not recorded: uid 1000's live recordings reached their quota of " + std::to_string(quota) + " bytes");
 }
 
-} // namespace
-} // namespace nk
+}  // namespace
+}  // namespace nk
 
 namespace nk {
 namespace {
@@ -310,8 +289,7 @@ TEST_F(SessionRegistryTest, TheGraphTakesItsQueuedBatchesWhenLookedAt) {
   EXPECT_EQ(registry.pendingBatches(*id), 10u);
   EXPECT_EQ(registry.pendingBytes(), 0u);
   size_t tasks = 0;
-  ASSERT_TRUE(registry.inspect(
-      *id, [&](const TaskGraph &graph) { tasks = graph.tasks().size(); }));
+  ASSERT_TRUE(registry.inspect(*id, [&](const TaskGraph& graph) { tasks = graph.tasks().size(); }));
   EXPECT_EQ(tasks, 20u);
   EXPECT_EQ(registry.pendingBatches(*id), 0u);
 
@@ -323,8 +301,7 @@ TEST_F(SessionRegistryTest, TheGraphTakesItsQueuedBatchesWhenLookedAt) {
   EXPECT_EQ(info->events, 33u);
 }
 
-TEST_F(SessionRegistryTest,
-       AnEndedSessionKeepsTheCountsOfBatchesStillQueuedWhenItEnded) {
+TEST_F(SessionRegistryTest, AnEndedSessionKeepsTheCountsOfBatchesStillQueuedWhenItEnded) {
   SessionRegistry::Options options;
   options.build_in_background = false;
   SessionRegistry registry(dir_ / "recordings", options);
@@ -340,9 +317,8 @@ TEST_F(SessionRegistryTest,
   EXPECT_EQ(ended->events, 6u);
   EXPECT_EQ(registry.pendingBytes(), 0u);
   size_t tasks = 1;
-  ASSERT_TRUE(registry.inspect(
-      *id, [&](const TaskGraph &graph) { tasks = graph.tasks().size(); }));
-  EXPECT_EQ(tasks, 0u); // freed
+  ASSERT_TRUE(registry.inspect(*id, [&](const TaskGraph& graph) { tasks = graph.tasks().size(); }));
+  EXPECT_EQ(tasks, 0u);  // freed
 }
 
 // A session not recorded keeps its batches in memory until its graph takes
@@ -352,10 +328,9 @@ TEST_F(SessionRegistryTest, PastThePendingBoundTheStreamBuildsItsOwnGraph) {
   for (uint64_t bound : {uint64_t{1} << 20, uint64_t{1}}) {
     SessionRegistry::Options options;
     options.build_in_background = false;
-    options.limits = {1, 1, std::chrono::hours(24)}; // nothing is recorded
+    options.limits = {1, 1, std::chrono::hours(24)};  // nothing is recorded
     options.max_pending_bytes = bound;
-    SessionRegistry registry(dir_ / ("recordings" + std::to_string(bound)),
-                             options);
+    SessionRegistry registry(dir_ / ("recordings" + std::to_string(bound)), options);
     auto id = registry.open(42, 1000, "prog");
     ASSERT_TRUE(id.ok());
     ASSERT_EQ(registry.info(*id)->recording, fs::path());
@@ -376,13 +351,12 @@ TEST_F(SessionRegistryTest, TheBuilderThreadBuildsWithNobodyLooking) {
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
   ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
-  for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i)
-    usleep(10'000);
+  for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
   EXPECT_EQ(registry.pendingBatches(*id), 0u);
 }
 
-} // namespace
-} // namespace nk
+}  // namespace
+}  // namespace nk
 
 namespace nk {
 namespace {
@@ -393,7 +367,7 @@ TEST_F(SessionRegistryTest, StoredFramesAreCompressedOnceTheSessionEnds) {
   SessionRegistry::Options options;
   std::vector<std::string> infos;
   std::mutex infos_mutex;
-  options.log_info = [&](const std::string &line) {
+  options.log_info = [&](const std::string& line) {
     std::lock_guard lock(infos_mutex);
     infos.push_back(line);
   };
@@ -407,12 +381,10 @@ TEST_F(SessionRegistryTest, StoredFramesAreCompressedOnceTheSessionEnds) {
   registry.close(*id);
   auto compressed = [&] {
     std::lock_guard lock(infos_mutex);
-    return std::any_of(infos.begin(), infos.end(), [](const std::string &line) {
-      return line.find("recording compressed") != std::string::npos;
-    });
+    return std::any_of(infos.begin(), infos.end(),
+                       [](const std::string& line) { return line.find("recording compressed") != std::string::npos; });
   };
-  for (int i = 0; i < 3000 && !compressed(); ++i)
-    usleep(10'000);
+  for (int i = 0; i < 3000 && !compressed(); ++i) usleep(10'000);
   ASSERT_TRUE(compressed());
   EXPECT_LT(fs::file_size(recording) * 2, stored);
   auto reader = RecordingReader::open(recording);
@@ -420,17 +392,13 @@ TEST_F(SessionRegistryTest, StoredFramesAreCompressedOnceTheSessionEnds) {
   size_t frames = 0;
   while (auto payload = reader->next()) {
     ASSERT_LT(frames, sent.size());
-    EXPECT_EQ(std::string(reinterpret_cast<const char *>(payload->data()),
-                          payload->size()),
-              sent[frames]);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(payload->data()), payload->size()), sent[frames]);
     ++frames;
   }
   EXPECT_EQ(frames, sent.size());
   EXPECT_EQ(registry.info(*id)->tasks, 20u * 200u);
-  for (const auto &entry : fs::directory_iterator(recording.parent_path()))
-    EXPECT_EQ(entry.path().filename().string().rfind(".compacting-", 0),
-              std::string::npos)
-        << entry.path();
+  for (const auto& entry : fs::directory_iterator(recording.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().rfind(".compacting-", 0), std::string::npos) << entry.path();
 }
 
 // The rewrite sits beside the recording until it replaces it; where the
@@ -450,7 +418,7 @@ TEST_F(SessionRegistryTest, NoRoomUnderTheQuotaLeavesTheRecordingStored) {
   options.limits.per_user_bytes = stored + stored / 2;
   std::vector<std::string> infos;
   std::mutex infos_mutex;
-  options.log_info = [&](const std::string &line) {
+  options.log_info = [&](const std::string& line) {
     std::lock_guard lock(infos_mutex);
     infos.push_back(line);
   };
@@ -462,32 +430,25 @@ TEST_F(SessionRegistryTest, NoRoomUnderTheQuotaLeavesTheRecordingStored) {
   const fs::path recording = registry.info(*id)->recording;
   ASSERT_EQ(fs::file_size(recording), stored);
   registry.close(*id);
-  auto said = [&](const std::string &what) {
+  auto said = [&](const std::string& what) {
     std::lock_guard lock(infos_mutex);
     return std::any_of(infos.begin(), infos.end(),
-                       [&](const std::string &line) {
-                         return line.find(what) != std::string::npos;
-                       });
+                       [&](const std::string& line) { return line.find(what) != std::string::npos; });
   };
-  for (int i = 0;
-       i < 2000 && !said("stays uncompressed") && !said("recording compressed");
-       ++i)
-    usleep(10'000);
-  EXPECT_TRUE(said("its recording stays uncompressed: no room under the quota "
-                   "to rewrite it"));
+  for (int i = 0; i < 2000 && !said("stays uncompressed") && !said("recording compressed"); ++i) usleep(10'000);
+  EXPECT_TRUE(
+      said("its recording stays uncompressed: no room under the quota "
+           "to rewrite it"));
   EXPECT_FALSE(said("recording compressed"));
   EXPECT_EQ(fs::file_size(recording), stored);
   auto reader = RecordingReader::open(recording);
   ASSERT_TRUE(reader.ok());
   size_t frames = 0;
-  while (reader->next())
-    ++frames;
+  while (reader->next()) ++frames;
   EXPECT_EQ(frames, sent.size());
-  for (const auto &entry : fs::directory_iterator(recording.parent_path()))
-    EXPECT_EQ(entry.path().filename().string().rfind(".compacting-", 0),
-              std::string::npos)
-        << entry.path();
+  for (const auto& entry : fs::directory_iterator(recording.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().rfind(".compacting-", 0), std::string::npos) << entry.path();
 }
 
-} // namespace
-} // namespace nk
+}  // namespace
+}  // namespace nk
