@@ -156,12 +156,37 @@ RecordingStore::Growth RecordingStore::grow(const std::filesystem::path& recordi
   return growLocked(path, bytes);
 }
 
-bool RecordingStore::reserve(const std::filesystem::path& recording, uint64_t bytes) {
+RecordingStore::Reservation RecordingStore::reserve(const std::filesystem::path& recording, uint64_t bytes) {
   std::lock_guard lock(mutex_);
   const std::string path = recording.string();
   auto it = entries_.find(path);
-  if (it == entries_.end() || !fitsLocked(it->second.owner, bytes)) return false;
+  if (it == entries_.end()) return Reservation::kGone;
+  if (!fitsLocked(it->second.owner, bytes)) return Reservation::kNoRoom;
   addLocked(path, bytes);
+  return Reservation::kReserved;
+}
+
+bool RecordingStore::replace(const std::filesystem::path& recording, const std::filesystem::path& rewritten,
+                             uint64_t bytes, std::error_code& error) {
+  error.clear();
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(recording.string());
+  std::error_code ignored;
+  if (it == entries_.end()) {
+    std::filesystem::remove(rewritten, ignored);
+    return false;
+  }
+  std::filesystem::rename(rewritten, recording, error);
+  if (error) {
+    std::filesystem::remove(rewritten, ignored);
+    return false;
+  }
+  Entry& entry = it->second;
+  by_user_[entry.owner] -= entry.bytes;
+  total_ -= entry.bytes;
+  entry.bytes = bytes;
+  by_user_[entry.owner] += bytes;
+  total_ += bytes;
   return true;
 }
 

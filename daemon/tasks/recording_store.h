@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -65,8 +66,19 @@ class RecordingStore {
   Growth grow(const std::filesystem::path& recording, uint64_t bytes);
   // `bytes` more for the recording, only if they fit as things are: nothing
   // is removed to make room (room to rewrite a recording smaller, say, is
-  // not worth another of the owner's recordings). False: nothing charged.
-  bool reserve(const std::filesystem::path& recording, uint64_t bytes);
+  // not worth another of the owner's recordings). Nothing charged unless
+  // kReserved.
+  enum class Reservation { kReserved, kNoRoom, kGone };
+  Reservation reserve(const std::filesystem::path& recording, uint64_t bytes);
+  // Puts `rewritten` (a file beside it, `bytes` long) in the recording's
+  // place and counts it at that size, if the store still counts the
+  // recording; otherwise `rewritten` is removed and the answer is false. A
+  // recording removed while it was being rewritten so stays removed: the
+  // check and the rename are one step under the store's lock, which every
+  // removal takes. A failed rename removes `rewritten` too (false, `error`
+  // set) and leaves the count as it was.
+  bool replace(const std::filesystem::path& recording, const std::filesystem::path& rewritten, uint64_t bytes,
+               std::error_code& error);
   // The recording's size as its writer knows it (after a failed append).
   void resize(const std::filesystem::path& recording, uint64_t bytes);
   // Its file was never created.

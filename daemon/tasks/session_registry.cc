@@ -232,10 +232,8 @@ void SessionRegistry::close(uint64_t id) {
     if (s->recording) (void)s->recording->flush();
     s->recording.reset();
     if (!s->info.recording.empty()) {
-      if (s->stored_frames && builder_.joinable())
-        s->compact_pending = true;
-      else
-        store_.end(s->info.recording);
+      s->compact_pending = s->stored_frames && builder_.joinable();
+      store_.end(s->info.recording);
     }
     s->info.live = false;
   }
@@ -358,32 +356,38 @@ void SessionRegistry::compactRecording(Session& s) {
   std::error_code ec;
   std::filesystem::remove(compacted, ec);
   const uint64_t before = std::filesystem::file_size(recording, ec);
+  const std::string session = "task session " + std::to_string(s.info.id);
+  if (ec) {
+    // Gone already, or never readable: nothing to rewrite.
+    if (ec != std::errc::no_such_file_or_directory)
+      options_.log_warning(session + ": its recording stays uncompressed: cannot read its size: " + ec.message());
+    return;
+  }
   // The rewrite sits beside the recording until it replaces it: the owner's
   // quota must hold both, or the recording stays as it is.
-  if (ec || !store_.reserve(recording, before)) {
-    options_.log_info("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
-                      (ec ? "cannot read its size: " + ec.message() : "no room under the quota to rewrite it"));
-    store_.end(recording);
-    recordingsRemoved(store_.sweep());
-    return;
+  switch (store_.reserve(recording, before)) {
+    case RecordingStore::Reservation::kReserved:
+      break;
+    case RecordingStore::Reservation::kNoRoom:
+      options_.log_info(session + ": its recording stays uncompressed: no room under the quota to rewrite it");
+      return;
+    case RecordingStore::Reservation::kGone:
+      return;  // removed by the quota meanwhile
   }
   auto done = RecordingCompactor::compact(recording, compacted, before);
   if (!done) {
     store_.resize(recording, before);
-    options_.log_warning("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
-                         done.error().message);
-  } else if (std::filesystem::rename(compacted, recording, ec); ec) {
-    std::filesystem::remove(compacted, ec);
-    store_.resize(recording, before);
-    options_.log_warning("task session " + std::to_string(s.info.id) + ": its recording stays uncompressed: " +
-                         "cannot replace " + recording.string() + ": " + ec.message());
+    options_.log_warning(session + ": its recording stays uncompressed: " + done.error().message);
+  } else if (!store_.replace(recording, compacted, done->bytes, ec)) {
+    store_.resize(recording, before);  // nothing when it was removed meanwhile
+    if (ec)
+      options_.log_warning(session + ": its recording stays uncompressed: cannot replace " + recording.string() +
+                           ": " + ec.message());
   } else {
     // Readers that had it open read the old file to its end; new ones the new.
-    store_.resize(recording, done->bytes);
-    options_.log_info("task session " + std::to_string(s.info.id) + ": recording compressed from " +
-                      std::to_string(before) + " to " + std::to_string(done->bytes) + " bytes");
+    options_.log_info(session + ": recording compressed from " + std::to_string(before) + " to " +
+                      std::to_string(done->bytes) + " bytes");
   }
-  store_.end(recording);
   recordingsRemoved(store_.sweep());
 }
 

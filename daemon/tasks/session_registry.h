@@ -140,8 +140,10 @@ class SessionRegistry {
   // New work for the builder (a batch, an ended session); nothing without one.
   void wakeBuilder();
   bool compactionDue(Session& s) const;
-  // Rewrites an ended recording with its stored frames compressed; until
-  // then the store counts it as live, so it is never removed under us.
+  // Rewrites an ended recording with its stored frames compressed. It stays
+  // ended meanwhile, so the quota may still remove it (a busy node's idle
+  // builder may take long to get to it); a removed one stays removed
+  // (RecordingStore::replace).
   void compactRecording(Session& s);
   // Under the session's lock.
   void stopRecording(Session& s, const std::string& reason);

@@ -121,20 +121,52 @@ TEST_F(RecordingStoreTest, GrowingMakesRoomOrIsRefused) {
 // Room to rewrite a recording is taken only where it is free: an ended
 // recording of the owner's is never removed for it.
 TEST_F(RecordingStoreTest, ReservingNeverRemovesAnything) {
+  using Reservation = RecordingStore::Reservation;
   fs::path older = put(recordings_ / "session-1-pid9-uid1000.nkrec", 400);
   RecordingStore store(recordings_, options(1000, 1 << 20));
   fs::path live = recordings_ / RecordingStore::fileName(3, 7, 1000);
   ASSERT_TRUE(store.admit(live, 1000, 16).allowed);
   ASSERT_TRUE(store.grow(live, 284).allowed);
-  EXPECT_FALSE(store.reserve(live, 301));  // 1001 > 1000; removing `older` would make room
+  EXPECT_EQ(store.reserve(live, 301), Reservation::kNoRoom);  // 1001 > 1000; removing `older` would make room
   EXPECT_TRUE(fs::exists(older));
   EXPECT_EQ(store.userBytes(1000), 700u);
-  EXPECT_TRUE(store.reserve(live, 300));
+  EXPECT_EQ(store.reserve(live, 300), Reservation::kReserved);
   EXPECT_EQ(store.userBytes(1000), 1000u);
-  store.resize(live, 120);  // the rewrite replaced it
-  EXPECT_EQ(store.userBytes(1000), 520u);
-  EXPECT_FALSE(store.reserve(recordings_ / "session-9-pid9-uid1000.nkrec",
-                             1));  // not one it knows
+  EXPECT_EQ(store.reserve(recordings_ / "session-9-pid9-uid1000.nkrec", 1), Reservation::kGone);
+}
+
+// A rewrite takes the recording's place and its size; a recording the quota
+// removed while it was rewritten stays removed, and so does the rewrite.
+TEST_F(RecordingStoreTest, ARewriteReplacesOnlyARecordingStillThere) {
+  RecordingStore store(recordings_, options(1000, 1 << 20));
+  fs::path first = recordings_ / RecordingStore::fileName(1, 7, 1000);
+  ASSERT_TRUE(store.admit(first, 1000, 16).allowed);
+  put(first, 400);
+  ASSERT_TRUE(store.grow(first, 384).allowed);
+  store.end(first);
+  ASSERT_EQ(store.reserve(first, 400), RecordingStore::Reservation::kReserved);
+  fs::path rewrite = put(recordings_ / ".compacting-first", 120);
+  std::error_code error;
+  ASSERT_TRUE(store.replace(first, rewrite, 120, error)) << error.message();
+  EXPECT_FALSE(fs::exists(rewrite));
+  EXPECT_EQ(fs::file_size(first), 120u);
+  EXPECT_EQ(store.userBytes(1000), 120u);
+
+  // The next recording needs the room: the ended first one goes, then its
+  // second rewrite finishes.
+  ASSERT_EQ(store.reserve(first, 120), RecordingStore::Reservation::kReserved);
+  fs::path second = recordings_ / RecordingStore::fileName(2, 8, 1000);
+  ASSERT_TRUE(store.admit(second, 1000, 16).allowed);
+  auto room = store.grow(second, 900);
+  ASSERT_TRUE(room.allowed);
+  ASSERT_EQ(room.removed.size(), 1u);
+  EXPECT_FALSE(fs::exists(first));
+  fs::path late = put(recordings_ / ".compacting-first", 60);
+  EXPECT_FALSE(store.replace(first, late, 60, error));
+  EXPECT_FALSE(error);
+  EXPECT_FALSE(fs::exists(first));
+  EXPECT_FALSE(fs::exists(late));
+  EXPECT_EQ(store.userBytes(1000), 916u);
 }
 
 }  // namespace
