@@ -17,7 +17,10 @@ namespace nk {
 namespace {
 
 // A recording being rewritten compressed, beside the original.
+// A rewrite in progress: ".compacting-session-3-pid42-uid1000.nkrec.part", a
+// name the store never counts and a "*.nkrec" listing never shows.
 constexpr std::string_view kCompactingPrefix = ".compacting-";
+constexpr std::string_view kCompactingSuffix = ".part";
 
 }  // namespace
 
@@ -352,7 +355,9 @@ void SessionRegistry::compactRecording(Session& s) {
   }
   if (recording.empty()) return;
   // Not named as a recording, so the store never counts or removes it.
-  const std::filesystem::path compacted = recording.parent_path() / (std::string(kCompactingPrefix) + recording.filename().string());
+  const std::filesystem::path compacted = recording.parent_path() / (std::string(kCompactingPrefix) +
+                                                                     recording.filename().string() +
+                                                                     std::string(kCompactingSuffix));
   std::error_code ec;
   std::filesystem::remove(compacted, ec);
   const uint64_t before = std::filesystem::file_size(recording, ec);
