@@ -153,12 +153,16 @@ size_t EventRing::drain(std::span<TaskEventRecord> out) {
   const size_t before_wrap = std::min(count, capacity_ - first);
   std::copy_n(&slots_[first], before_wrap, out.begin());
   std::copy_n(&slots_[0], count - before_wrap, out.begin() + before_wrap);
+  released(tail + count);
+  return count;
+}
+
+void EventRing::released(uint64_t tail) {
   // Release: our reads of the slots are done before the producer may reuse
   // them.
-  tail_.store(tail + count, std::memory_order_release);
+  tail_.store(tail, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);  // see sleepUntilDrained
   if (sleeping_.load(std::memory_order_relaxed) != 0) futex(&sleeping_, FUTEX_WAKE_PRIVATE, 1, nullptr);
-  return count;
 }
 
 size_t EventRing::sizeApprox() const {

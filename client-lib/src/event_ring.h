@@ -105,6 +105,30 @@ class EventRing {
   // Consumer thread only. Moves up to out.size() of the oldest events into
   // `out`, returns how many.
   size_t drain(std::span<TaskEventRecord> out);
+  // Consumer thread only. Hands `take` up to `most` of the oldest events
+  // where they lie, as two spans (the second is empty unless the ring wraps
+  // there), then frees their slots; returns how many. `take` may change
+  // them: they are the consumer's until it returns. What drain() copies out
+  // is then read from the slots themselves (a ring bigger than the cache
+  // costs a miss per line either way; a copy doubles the lines).
+  template <typename Take>
+  size_t consume(size_t most, Take&& take) {
+    const uint64_t tail = tail_.load(std::memory_order_relaxed);
+    uint64_t available = cached_head_ - tail;
+    if (available < most) {
+      // Acquire: pairs with publish(), so the slots are fully written.
+      cached_head_ = head_.load(std::memory_order_acquire);
+      available = cached_head_ - tail;
+    }
+    const size_t count = static_cast<size_t>(std::min<uint64_t>(available, most));
+    if (count == 0) return 0;
+    const size_t first = static_cast<size_t>(tail & mask_);
+    const size_t before_wrap = std::min(count, capacity_ - first);
+    take(std::span<TaskEventRecord>(&slots_[first], before_wrap),
+         std::span<TaskEventRecord>(&slots_[0], count - before_wrap));
+    released(tail + count);
+    return count;
+  }
 
   // Any thread; exact once the producer has stopped. Lossless rings drop
   // only while stalled (no progress for the policy's limit).
@@ -133,6 +157,9 @@ class EventRing {
   ConsumerMark consumerMark() const;
 
   bool refreshTailHasRoom(uint64_t head);
+  // The slots before `tail` are free again: the producer may reuse them
+  // (and is woken if it sleeps for room).
+  void released(uint64_t tail);
   bool pushWhenFull(const TaskEventRecord& event);
   void sleepUntilDrained(uint64_t head);
   void drop() { dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }

@@ -49,7 +49,6 @@ struct TaskShipper::Link {
   std::chrono::steady_clock::time_point next_attempt{};
   // Reused between sends: a cleared repeated field keeps its messages, so
   // steady shipping allocates nothing per event.
-  std::vector<TaskEventRecord> records = std::vector<TaskEventRecord>(kDrainChunk);
   v1::TaskEventBatch batch;
 };
 
@@ -311,7 +310,6 @@ bool TaskShipper::shipOnce() {
     capture_.setCapturing(false);
   }
 
-  std::vector<TaskEventRecord>& records = link.records;
   v1::TaskEventBatch& batch = link.batch;
   bool more = false;
   clock_.calibrate();
@@ -319,40 +317,51 @@ bool TaskShipper::shipOnce() {
   // A batch per thread's chunk keeps every message under gRPC's 4 MiB
   // limit, however many threads the program has.
   for (const auto& thread : threads) {
-    size_t n = thread->ring.drain(records);
-    if (n == 0) continue;
-    // A ring half full or more may have a producer asleep for room (a
-    // small NODEKEEPER_TASK_BUFFER): go again now, not after the interval.
-    more = more || n == records.size() || n * 2 >= thread->ring.capacity();
     if (!link.stream) {
       // Taken before capture stopped, or since the stream broke: emptied
       // without a look, so that no producer waits for room.
-      lose(n);
+      const size_t n = thread->ring.consume(kDrainChunk, [](auto, auto) {});
+      more = more || n == kDrainChunk || n * 2 >= thread->ring.capacity();
+      if (n != 0) lose(n);
       continue;
     }
     batch.Clear();
-    uint64_t last_named = 0;
+    v1::PackedEvents* packed = batch.add_packed();
+    packed->set_thread(thread->slot);
     // The tick-to-ns fit is refined as the run goes on, so two events a few
     // ns apart converted by two fits could come out in reverse: a thread's
     // events are kept in order (a task's start and end are on one thread).
     if (thread->slot >= last_ns_.size()) last_ns_.resize(thread->slot + 1, 0);
     uint64_t& last_ns = last_ns_[thread->slot];
-    for (size_t i = 0; i < n; ++i) {
-      TaskEventRecord& r = records[i];
-      r.timestamp_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
-      last_ns = r.timestamp_ns;
-      if (r.type != TaskEventType::kCreated || r.b == last_named) continue;
-      last_named = r.b;
-      if (!named_.insert(r.b).second) continue;
+    new_functions_.clear();
+    // Converted and encoded where they lie in the ring; the slots are free
+    // again once this returns, before anything slow (naming a function the
+    // first time reads its binary's symbols; the send may wait on the daemon).
+    const size_t n = thread->ring.consume(kDrainChunk, [&](std::span<TaskEventRecord> first,
+                                                           std::span<TaskEventRecord> second) {
+      uint64_t last_named = 0;
+      for (std::span<TaskEventRecord> piece : {first, second}) {
+        for (TaskEventRecord& r : piece) {
+          r.timestamp_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
+          last_ns = r.timestamp_ns;
+          if (r.type != TaskEventType::kCreated || r.b == last_named) continue;
+          last_named = r.b;
+          if (named_.insert(r.b).second) new_functions_.push_back(r.b);
+        }
+      }
+      // Compact: a fifth of the records' bytes or less to copy through the
+      // socket, and for the daemon to record.
+      wire::CompactEvents::encode(first, second, *packed->mutable_compact());
+    });
+    if (n == 0) continue;
+    // A ring half full or more may have a producer asleep for room (a
+    // small NODEKEEPER_TASK_BUFFER): go again now, not after the interval.
+    more = more || n == kDrainChunk || n * 2 >= thread->ring.capacity();
+    for (uint64_t key : new_functions_) {
       v1::FunctionName* f = batch.add_functions();
-      f->set_key(r.b);
-      f->set_name(functionName(r.b));
+      f->set_key(key);
+      f->set_name(functionName(key));
     }
-    // Compact: a fifth of the records' bytes or less to copy through the
-    // socket, and for the daemon to record.
-    v1::PackedEvents* packed = batch.add_packed();
-    packed->set_thread(thread->slot);
-    wire::CompactEvents::encode(std::span(records.data(), n), *packed->mutable_compact());
     send(batch, n, now);
   }
   if (!link.stream) {

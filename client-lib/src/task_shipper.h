@@ -88,6 +88,7 @@ class TaskShipper {
   // gate may ask from any thread, see describeFunction).
   mutable CodeSymbolizer symbolizer_;
   std::unordered_set<uint64_t> named_;  // function keys the stream has been told
+  std::vector<uint64_t> new_functions_;  // first seen in the batch being made
   EventClock::Converter clock_;
   std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time
   uint64_t shipped_ = 0, lost_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <initializer_list>
 
 namespace nk::wire {
 
@@ -50,36 +51,41 @@ constexpr size_t kBlockRecords = 256;
 
 }  // namespace
 
-void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string& out) {
+void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string& out) { encode(records, {}, out); }
+
+void CompactEvents::encode(std::span<const TaskEventRecord> first, std::span<const TaskEventRecord> second,
+                           std::string& out) {
   // Type byte plus a one- or two-byte timestamp and a few small fields.
-  out.reserve(out.size() + records.size() * 6);
+  out.reserve(out.size() + (first.size() + second.size()) * 6);
   Predictions p;
   uint8_t block[kBlockRecords * kMaxRecordBytes];
-  while (!records.empty()) {
-    const size_t n = std::min(records.size(), kBlockRecords);
-    uint8_t* at = block;
-    for (const TaskEventRecord& r : records.first(n)) {
-      const auto type = static_cast<size_t>(r.type);
-      // A type out of range (never captured) predicts from nothing and is
-      // refused by the reader.
-      static constexpr std::array<uint64_t, kFields> kNothing{};
-      const std::array<uint64_t, kFields>& previous = type < kTaskEventTypeCount ? p.previous[type] : kNothing;
-      const uint64_t task = zigzag(r.task_id - previous[0]);
-      const uint64_t a = zigzag(r.a - previous[1]);
-      const uint64_t b = zigzag(r.b - previous[2]);
-      const uint64_t c = zigzag(r.c - previous[3]);
-      *at++ = static_cast<uint8_t>((type & 0x0f) | (task != 0 ? 0x10 : 0) | (a != 0 ? 0x20 : 0) | (b != 0 ? 0x40 : 0) |
-                                   (c != 0 ? 0x80 : 0));
-      at = putVarint(at, zigzag(r.timestamp_ns - p.timestamp));
-      if (task != 0) at = putVarint(at, task);
-      if (a != 0) at = putVarint(at, a);
-      if (b != 0) at = putVarint(at, b);
-      if (c != 0) at = putVarint(at, c);
-      p.timestamp = r.timestamp_ns;
-      if (type < kTaskEventTypeCount) p.previous[type] = {r.task_id, r.a, r.b, r.c};
+  for (std::span<const TaskEventRecord> records : {first, second}) {
+    while (!records.empty()) {
+      const size_t n = std::min(records.size(), kBlockRecords);
+      uint8_t* at = block;
+      for (const TaskEventRecord& r : records.first(n)) {
+        const auto type = static_cast<size_t>(r.type);
+        // A type out of range (never captured) predicts from nothing and is
+        // refused by the reader.
+        static constexpr std::array<uint64_t, kFields> kNothing{};
+        const std::array<uint64_t, kFields>& previous = type < kTaskEventTypeCount ? p.previous[type] : kNothing;
+        const uint64_t task = zigzag(r.task_id - previous[0]);
+        const uint64_t a = zigzag(r.a - previous[1]);
+        const uint64_t b = zigzag(r.b - previous[2]);
+        const uint64_t c = zigzag(r.c - previous[3]);
+        *at++ = static_cast<uint8_t>((type & 0x0f) | (task != 0 ? 0x10 : 0) | (a != 0 ? 0x20 : 0) |
+                                     (b != 0 ? 0x40 : 0) | (c != 0 ? 0x80 : 0));
+        at = putVarint(at, zigzag(r.timestamp_ns - p.timestamp));
+        if (task != 0) at = putVarint(at, task);
+        if (a != 0) at = putVarint(at, a);
+        if (b != 0) at = putVarint(at, b);
+        if (c != 0) at = putVarint(at, c);
+        p.timestamp = r.timestamp_ns;
+        if (type < kTaskEventTypeCount) p.previous[type] = {r.task_id, r.a, r.b, r.c};
+      }
+      out.append(reinterpret_cast<const char*>(block), static_cast<size_t>(at - block));
+      records = records.subspan(n);
     }
-    out.append(reinterpret_cast<const char*>(block), static_cast<size_t>(at - block));
-    records = records.subspan(n);
   }
 }
 
@@ -178,7 +184,8 @@ std::string CompactEvents::check(std::span<const std::byte> compact, size_t max_
   while (at < end) {
     const size_t offset = static_cast<size_t>(at - begin);
     if (records == most)
-      return "compact task events, byte " + std::to_string(offset) + ": more than " + std::to_string(max_records) + " events";
+      return "compact task events, byte " + std::to_string(offset) + ": more than " + std::to_string(max_records) +
+             " events";
     ++records;
     const uint8_t header = *at++;
     const size_t type = header & 0x0f;
@@ -191,8 +198,8 @@ std::string CompactEvents::check(std::span<const std::byte> compact, size_t max_
       const uint8_t* const limit = std::min(end, at + 10);
       while (at < limit && *at >= 0x80) ++at;
       if (at == limit)
-        return "compact task events, byte " + std::to_string(offset) + (v == 0 ? ": a timestamp is cut off or too long"
-                                                          : ": a field is cut off or too long");
+        return "compact task events, byte " + std::to_string(offset) +
+               (v == 0 ? ": a timestamp is cut off or too long" : ": a field is cut off or too long");
       ++at;
     }
   }

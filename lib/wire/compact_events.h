@@ -33,6 +33,10 @@ class CompactEvents {
 
   // Appends the encoding of `records` to `out`.
   static void encode(std::span<const TaskEventRecord> records, std::string& out);
+  // The same for `first` then `second` as one part: a ring's events read in
+  // place, where they wrap.
+  static void encode(std::span<const TaskEventRecord> first, std::span<const TaskEventRecord> second,
+                     std::string& out);
   // Appends the decoded records to `out`. On malformed input (a type out of
   // range, a varint that runs past the end or over 10 bytes, more records
   // than `max_records`) returns what is wrong and leaves `out` as it was.

@@ -209,6 +209,32 @@ TEST(EventRing, LosslessPushWaitsWhileFullAndCompletesAfterADrain) {
   EXPECT_EQ(ring.dropped(), 0u);
 }
 
+// Read in place: where the ring wraps, the oldest events come as two pieces
+// in order; once read, their slots are free again.
+TEST(EventRing, ConsumeHandsTheOldestEventsInPlaceAcrossTheWrap) {
+  EventRing ring(8, Mode::kLossy);
+  std::vector<TaskEventRecord> out(8);
+  for (uint64_t id = 0; id < 6; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
+  ASSERT_EQ(ring.drain(out), 6u);
+  for (uint64_t id = 6; id < 11; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
+  std::vector<uint64_t> seen;
+  size_t first_size = 0;
+  const size_t n = ring.consume(4, [&](std::span<TaskEventRecord> first, std::span<TaskEventRecord> second) {
+    first_size = first.size();
+    for (std::span<TaskEventRecord> piece : {first, second})
+      for (const TaskEventRecord& r : piece) seen.push_back(r.task_id);
+  });
+  EXPECT_EQ(n, 4u);
+  EXPECT_EQ(first_size, 2u);  // slots 6 and 7, then 0 and 1
+  EXPECT_EQ(seen, (std::vector<uint64_t>{6, 7, 8, 9}));
+  EXPECT_EQ(ring.consume(8, [](auto, auto) {}), 1u);  // 10
+  EXPECT_EQ(ring.consume(8, [](auto, auto) { ADD_FAILURE() << "an empty ring has nothing to hand"; }), 0u);
+  for (uint64_t id = 11; id < 19; ++id) EXPECT_TRUE(ring.push(eventWithId(id))) << id;
+  EXPECT_EQ(ring.dropped(), 0u);
+  ASSERT_EQ(ring.drain(out), 8u);
+  for (uint64_t i = 0; i < 8; ++i) expectIsEventWithId(out[i], 11 + i);
+}
+
 // A consumer that sleeps between looks is called the moment the producer
 // finds the ring full, not when its own interval is up; a producer with
 // room never calls it.

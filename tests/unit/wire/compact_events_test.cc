@@ -63,6 +63,20 @@ TEST(CompactEvents, EveryRecordComesBackExactly) {
   }
 }
 
+// Encoded in two pieces (a ring's events where it wraps), the part is the
+// one the whole would make, byte for byte, wherever the cut falls.
+TEST(CompactEvents, TwoPiecesEncodeAsTheirWhole) {
+  auto records = threadLike(1000, 7);
+  std::string whole;
+  CompactEvents::encode(records, whole);
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{255}, size_t{256}, size_t{257}, size_t{999}, size_t{1000}}) {
+    std::string pieces;
+    const std::span<const TaskEventRecord> all(records);
+    CompactEvents::encode(all.first(cut), all.subspan(cut), pieces);
+    EXPECT_EQ(pieces, whole) << "cut at " << cut;
+  }
+}
+
 TEST(CompactEvents, ExtremeValuesAndBackwardSteps) {
   std::vector<TaskEventRecord> records(4);
   records[0].type = TaskEventType::kCreated;
@@ -144,7 +158,9 @@ TEST(CompactEvents, HostileBytesAreRefusedAndNothingIsKept) {
   std::string cut = compact.substr(0, compact.size() - 1);
   // Cut inside the last record: refused (or, cut at a record's end, fewer).
   std::string fault = CompactEvents::decode(bytes(cut), out, cut.size());
-  if (!fault.empty()) EXPECT_EQ(out.size(), 2u);
+  if (!fault.empty()) {
+    EXPECT_EQ(out.size(), 2u);
+  }
 
   std::string bad_type = compact;
   bad_type[0] = static_cast<char>(0x0f);
