@@ -109,6 +109,12 @@ void TaskCapture::finished(ThreadEvents& t, uint64_t task, bool failed, uint64_t
   dropTracker(t, task);
 }
 
+void TaskCapture::finishedThenStarted(ThreadEvents& t, uint64_t task, bool failed, uint64_t next,
+                                      uint32_t thread_num, uint64_t now_ns) {
+  push(t, failed ? TaskEventType::kFailed : TaskEventType::kFinished, now_ns, task, next, 0, thread_num);
+  dropTracker(t, task);
+}
+
 void TaskCapture::sync(ThreadEvents& t, uint64_t task, uint64_t kind, bool end, uint64_t now_ns) {
   push(t, TaskEventType::kSync, now_ns, task, kind, end ? 1 : 0);
 }

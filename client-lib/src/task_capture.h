@@ -123,6 +123,10 @@ class TaskCapture {
   void started(ThreadEvents& t, uint64_t task, uint32_t thread_num, uint64_t now_ns);
   // A task that ends can have no more children: its tracker goes.
   void finished(ThreadEvents& t, uint64_t task, bool failed, uint64_t now_ns);
+  // `task` ends and `next` resumes (or starts) on this thread at once: one
+  // record for both (TaskEventRecord's kFinished).
+  void finishedThenStarted(ThreadEvents& t, uint64_t task, bool failed, uint64_t next, uint32_t thread_num,
+                           uint64_t now_ns);
   void sync(ThreadEvents& t, uint64_t task, uint64_t kind, bool end, uint64_t now_ns);
 
  private:

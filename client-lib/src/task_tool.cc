@@ -145,6 +145,13 @@ void TaskTool::taskSwitched(uint64_t prior, bool prior_done, bool prior_cancelle
     TaskCapture::uncaptured(t, uint64_t{finishes} + uint64_t{starts});
   // One reading for both events: the switch is one moment.
   uint64_t now = capturing && (finishes || starts) ? nowNs() : 0;
+  if (finishes && starts && capturing && !gateActive()) [[likely]] {
+    // One record: in a recursive tree nearly every task's end resumes its
+    // parent. (With a gate the start may wait for the debugger, so it gets
+    // a record and a time of its own.)
+    capture_.finishedThenStarted(t, prior, prior_cancelled, next, t.slot, now);
+    return;
+  }
   if (finishes) {
     if (capturing) capture_.finished(t, prior, prior_cancelled, now);
     if (gateActive()) [[unlikely]]

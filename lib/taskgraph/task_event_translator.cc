@@ -1,5 +1,6 @@
 #include "taskgraph/task_event_translator.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string_view>
@@ -175,8 +176,9 @@ std::string TaskEventTranslator::check(const v1::TaskEventBatch& batch) {
     if (bytes.size() % sizeof(TaskEventRecord) != 0) return unpack(packed);
     for (size_t at = 0; at < bytes.size(); at += sizeof(TaskEventRecord))
       if (static_cast<uint8_t>(bytes[at + offsetof(TaskEventRecord, type)]) >= wire::kTaskEventTypeCount) {
-        (void)unpack(packed);
-        return unknownType(packed, records_[at / sizeof(TaskEventRecord)]);
+        TaskEventRecord bad;
+        std::memcpy(&bad, bytes.data() + at, sizeof bad);
+        return unknownType(packed, bad);
       }
     const std::string& compact = packed.compact();
     std::string fault = wire::CompactEvents::check(std::as_bytes(std::span(compact.data(), compact.size())),
@@ -199,7 +201,39 @@ std::string TaskEventTranslator::unpack(const v1::PackedEvents& packed) {
   std::string fault = wire::CompactEvents::decode(std::as_bytes(std::span(compact.data(), compact.size())), records_,
                                                   wire::CompactEvents::kMaxRecordsPerPart);
   if (!fault.empty()) return "packed events of thread " + std::to_string(packed.thread()) + ": " + fault;
+  resumeAfterFinishes();
   return {};
+}
+
+// A finish that names the task resuming at that moment becomes the finish
+// and that task's start, so everything past here reads one event per change
+// (and records from before the two were one read the same).
+void TaskEventTranslator::resumeAfterFinishes() {
+  auto resumes = [](const TaskEventRecord& r) {
+    return (r.type == TaskEventType::kFinished || r.type == TaskEventType::kFailed) && r.a != 0;
+  };
+  const size_t merged = static_cast<size_t>(std::count_if(records_.begin(), records_.end(), resumes));
+  if (merged == 0) return;
+  size_t from = records_.size();
+  records_.resize(records_.size() + merged);
+  size_t to = records_.size();
+  // Back to front, so each record moves once and none is overwritten unread.
+  while (from > 0) {
+    TaskEventRecord r = records_[--from];
+    if (!resumes(r)) {
+      records_[--to] = r;
+      continue;
+    }
+    TaskEventRecord started{};
+    started.type = TaskEventType::kStarted;
+    started.timestamp_ns = r.timestamp_ns;
+    started.task_id = r.a;
+    started.a = r.c;
+    records_[--to] = started;
+    r.a = 0;
+    r.c = 0;
+    records_[--to] = r;
+  }
 }
 
 }  // namespace nk

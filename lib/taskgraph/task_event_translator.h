@@ -35,6 +35,8 @@ class TaskEventTranslator {
   // The part's records, of either packed form, into records_; what is
   // wrong with it, or empty (records_ then holds what came before the fault).
   std::string unpack(const nodekeeper::v1::PackedEvents& packed);
+  // Expands finishes that name a resuming task (TaskEventRecord) in records_.
+  void resumeAfterFinishes();
   void learnFunctions(const nodekeeper::v1::TaskEventBatch& batch);
   const std::string& functionName(uint64_t key) const;
 

@@ -31,8 +31,14 @@ inline constexpr uint8_t kTaskEventTypeCount = static_cast<uint8_t>(TaskEventTyp
 //   kDependence:  a = predecessor task id (task_id is the successor),
 //                 b = dependence address, c = dependence kind (in/out/inout...)
 //   kStarted:     a = OpenMP thread number that runs the task
+//   kFinished, kFailed: a = the task that resumes on this thread at the same
+//                 moment (0: none), c = the OpenMP thread number it resumes
+//                 on. One record for OMPT's one switch: in a recursive tree
+//                 nearly every task's end resumes its parent, and that start
+//                 was a fifth of the events. Readers expand it into the
+//                 finish and a kStarted (TaskEventTranslator).
 //   kSync:        a = sync kind (taskwait, taskgroup, barrier...)
-//   kQueued, kFinished, kFailed, kRegionBegin, kRegionEnd: no payload
+//   kQueued, kRegionBegin, kRegionEnd: no payload
 struct TaskEventRecord {
   TaskEventType type;
   // Explicit so the layout is obvious and the padding bytes are never

@@ -209,6 +209,59 @@ TEST(CompactEvents, CheckFindsWhatDecodeFinds) {
   EXPECT_EQ(CompactEvents::check(bytes(compact), records.size()), "");
 }
 
+// One record for OMPT's one switch: a finish that names the task resuming
+// at that moment reads as the finish and that task's start, in place, in
+// the structured form too; records of the two as separate events read the
+// same.
+TEST(CompactEvents, AFinishThatResumesATaskReadsAsBothEvents) {
+  auto record = [](TaskEventType type, uint64_t ts, uint64_t task, uint64_t a = 0, uint64_t c = 0) {
+    TaskEventRecord r{};
+    r.type = type, r.timestamp_ns = ts, r.task_id = task, r.a = a, r.c = c;
+    return r;
+  };
+  const std::vector<TaskEventRecord> merged = {
+      record(TaskEventType::kStarted, 100, 7, 2),
+      record(TaskEventType::kFinished, 150, 7, 3, 2),  // 3 resumes on thread 2
+      record(TaskEventType::kFailed, 170, 3, 9, 2),    // cancelled, 9 starts
+      record(TaskEventType::kFinished, 190, 9),        // nothing resumes
+  };
+  const std::vector<TaskEventRecord> separate = {
+      record(TaskEventType::kStarted, 100, 7, 2), record(TaskEventType::kFinished, 150, 7),
+      record(TaskEventType::kStarted, 150, 3, 2), record(TaskEventType::kFailed, 170, 3),
+      record(TaskEventType::kStarted, 170, 9, 2), record(TaskEventType::kFinished, 190, 9),
+  };
+  std::vector<GraphEvent> from_merged, from_separate;
+  for (auto [records, out] : {std::pair{&merged, &from_merged}, std::pair{&separate, &from_separate}}) {
+    v1::TaskEventBatch batch;
+    batch.add_packed()->set_thread(4);
+    CompactEvents::encode(*records, *batch.mutable_packed(0)->mutable_compact());
+    TaskEventTranslator translator;
+    ASSERT_EQ(translator.toGraphEvents(batch, *out), "");
+  }
+  ASSERT_EQ(from_merged.size(), 6u);
+  ASSERT_EQ(from_separate.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(from_merged[i].type, from_separate[i].type) << i;
+    EXPECT_EQ(from_merged[i].task, from_separate[i].task) << i;
+    EXPECT_EQ(from_merged[i].timestamp_ns, from_separate[i].timestamp_ns) << i;
+    EXPECT_EQ(from_merged[i].thread, from_separate[i].thread) << i;
+  }
+  EXPECT_EQ(from_merged[2].type, GraphEvent::Type::kStarted);
+  EXPECT_EQ(from_merged[2].task, 3u);
+  EXPECT_EQ(from_merged[2].thread, 2);
+
+  v1::TaskEventBatch batch, structured;
+  CompactEvents::encode(merged, *batch.add_packed()->mutable_compact());
+  TaskEventTranslator translator;
+  translator.toStructured(batch, structured);
+  ASSERT_EQ(structured.events_size(), 6);
+  EXPECT_EQ(structured.events(1).finished().task_id(), 7u);
+  EXPECT_EQ(structured.events(2).started().task_id(), 3u);
+  EXPECT_EQ(structured.events(2).thread(), 2u);
+  EXPECT_EQ(structured.events(3).failed().task_id(), 3u);
+  EXPECT_EQ(structured.events(4).started().task_id(), 9u);
+}
+
 TEST(CompactEvents, TheTranslatorReadsCompactPartsLikeRecords) {
   auto records = threadLike(500, 4);
   v1::TaskEventBatch as_records, as_compact;
