@@ -1,0 +1,91 @@
+// The session's task graph as the page knows it: tasks by id, dependence
+// edges both ways, the parent's children, and the layout that places each
+// task once. Fed by the server's `graph` events; no drawing here.
+import { LayeredLayout } from './layered_layout.js';
+
+export const STATES = ['not_queued', 'queued', 'running', 'finished'];
+
+export class TaskStore {
+  constructor() {
+    this.tasks = new Map();      // id -> task (the server's fields + layer, slot)
+    this.successors = new Map(); // id -> [{to, deps}]
+    this.predecessors = new Map(); // id -> [{from, deps}]
+    this.children = new Map();   // parent id -> [ids]
+    this.functions = new Map();  // name -> index (colour), in order of first sight
+    this.layout = new LayeredLayout();
+    this.version = 0;            // bumped on every change: views redraw when it moves
+    this.minTime = Infinity;
+    this.maxTime = 0;
+  }
+
+  get size() { return this.tasks.size; }
+
+  // Applies one `graph` event; returns the ids placed for the first time.
+  apply({ tasks = [], edges = [] }) {
+    const fresh = [];
+    for (const t of tasks) {
+      const known = this.tasks.get(t.id);
+      if (known) {
+        Object.assign(known, t);
+      } else {
+        const task = { ...t, layer: -1, slot: 0 };
+        this.tasks.set(t.id, task);
+        fresh.push(task);
+        if (t.parent) push(this.children, t.parent, t.id);
+      }
+      if (!this.functions.has(t.function)) this.functions.set(t.function, this.functions.size);
+      for (const ns of [t.created_ns, t.start_ns, t.end_ns]) {
+        if (ns > 0) { if (ns < this.minTime) this.minTime = ns; if (ns > this.maxTime) this.maxTime = ns; }
+      }
+    }
+    for (const e of edges) this.addEdge(e);
+    // Predecessors and parents are created before their successors and
+    // children, so ids in ascending order place each after what it hangs on.
+    fresh.sort((a, b) => a.id - b.id);
+    for (const task of fresh) {
+      const preds = (this.predecessors.get(task.id) || []).map((e) => e.from);
+      this.layout.place(task, preds.map((id) => this.tasks.get(id)), this.tasks.get(task.parent));
+    }
+    if (tasks.length || edges.length) this.version++;
+    return fresh;
+  }
+
+  addEdge({ from, to, deps = [] }) {
+    const out = this.successors.get(from);
+    const same = out && out.find((e) => e.to === to);
+    if (same) { same.deps = deps; return; }
+    push(this.successors, from, { to, deps });
+    push(this.predecessors, to, { from, deps });
+  }
+
+  functionIndex(name) { return this.functions.get(name) ?? 0; }
+
+  // Tasks whose function contains `text` (case-insensitive), or the task
+  // "#ID" names.
+  search(text) {
+    const query = text.trim();
+    if (!query) return [];
+    const byId = /^#?(\d+)$/.exec(query);
+    if (byId && query.startsWith('#')) {
+      const task = this.tasks.get(Number(byId[1]));
+      return task ? [task] : [];
+    }
+    const lower = query.toLowerCase();
+    const found = [];
+    for (const task of this.tasks.values()) {
+      if ((task.function || '').toLowerCase().includes(lower)) found.push(task);
+    }
+    return found;
+  }
+
+  countByState() {
+    const counts = { not_queued: 0, queued: 0, running: 0, finished: 0 };
+    for (const task of this.tasks.values()) counts[task.state] = (counts[task.state] || 0) + 1;
+    return counts;
+  }
+}
+
+function push(map, key, value) {
+  const list = map.get(key);
+  if (list) list.push(value); else map.set(key, [value]);
+}
