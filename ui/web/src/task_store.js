@@ -39,15 +39,33 @@ export class TaskStore {
       }
     }
     for (const e of edges) this.addEdge(e);
-    // Predecessors and parents are created before their successors and
-    // children, so ids in ascending order place each after what it hangs on.
-    fresh.sort((a, b) => a.id - b.id);
-    for (const task of fresh) {
-      const preds = (this.predecessors.get(task.id) || []).map((e) => e.from);
-      this.layout.place(task, preds.map((id) => this.tasks.get(id)), this.tasks.get(task.parent));
-    }
+    // What a task hangs on is placed before it. Ids are not in creation
+    // order (each thread numbers its own), so place depth first.
+    for (const task of fresh) this.placeWithAnchors(task);
     if (tasks.length || edges.length) this.version++;
     return fresh;
+  }
+
+  anchorsOf(task) {
+    const anchors = (this.predecessors.get(task.id) || []).map((e) => this.tasks.get(e.from));
+    return { predecessors: anchors, parent: this.tasks.get(task.parent) };
+  }
+
+  placeWithAnchors(root) {
+    if (root.layer >= 0) return;
+    const stack = [root];
+    const pending = new Set([root.id]);
+    while (stack.length) {
+      const task = stack[stack.length - 1];
+      const { predecessors, parent } = this.anchorsOf(task);
+      const waiting = [...predecessors, parent].filter((a) => a && a.layer < 0 && !pending.has(a.id));
+      if (waiting.length) {
+        for (const a of waiting) { pending.add(a.id); stack.push(a); }
+        continue;
+      }
+      stack.pop();
+      if (task.layer < 0) this.layout.place(task, predecessors, parent);
+    }
   }
 
   addEdge({ from, to, deps = [] }) {
