@@ -3,14 +3,17 @@
 // block (depend out: the old block) and then updates it from its four
 // neighbours' old blocks (depend in: their array sections). The browser
 // tests, the screenshot and the page's benchmark watch its task graph.
-//   kastors_jacobi BLOCKS SWEEPS [SPIN_US]   prints tasks=<count> and the residual
-// SPIN_US makes each update spin that long, so a watcher sees it run.
+//   kastors_jacobi BLOCKS SWEEPS [SPIN_US [sync]]   prints tasks=<count> and the grid's sum
+// SPIN_US makes each update spin that long, so a watcher sees it run; sync
+// waits for each sweep before making the next (a convergence test's
+// taskwait), so the graph grows as the program runs rather than at once.
 #include <omp.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -64,6 +67,7 @@ int main(int argc, char** argv) {
   }
   const int n = std::atoi(argv[1]), sweeps = std::atoi(argv[2]);
   const long spin_us = argc > 3 ? std::atol(argv[3]) : 0;
+  const bool sync = argc > 4 && std::strcmp(argv[4], "sync") == 0;
   if (n < 1 || n > 1000 || sweeps < 1) {
     std::fprintf(stderr, "kastors_jacobi: BLOCKS must be 1 to 1000 and SWEEPS at least 1\n");
     return 2;
@@ -100,6 +104,9 @@ int main(int argc, char** argv) {
         jacobi_block(u, old, north, south, west, east, f, spin_us);
         ++tasks;
       }
+    if (sync) {
+#pragma omp taskwait
+    }
   }
   double sum = 0;
   for (double v : grid.u) sum += v;

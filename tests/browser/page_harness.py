@@ -211,10 +211,14 @@ class Page:
         return self.element(id_).text
 
     def data(self, id_, name):
-        return self.element(id_).get_attribute(f'data-{name}')
+        """A data attribute, read in one script: the page rebuilds its
+        counters, so an element handle could go stale between two calls."""
+        return self.driver.execute_script(
+            'const e = document.getElementById(arguments[0]); return e ? e.getAttribute(arguments[1]) : null;',
+            id_, f'data-{name}')
 
     def count(self, state):
-        value = self.data(f'count-{state}', 'value') if self.driver.find_elements(By.ID, f'count-{state}') else None
+        value = self.data(f'count-{state}', 'value')
         return int(value) if value is not None else -1
 
     def click(self, id_):
