@@ -1,7 +1,7 @@
 // Colours: one hue per function (in order of first sight, spread by the
 // golden angle so neighbours differ), one border per state.
 export function functionColour(index) {
-  const hue = (index * 137.508) % 360;
+  const hue = (45 + index * 137.508) % 360; // starts at yellow: the state borders are blue, orange, green
   return `hsl(${hue.toFixed(1)}, 62%, 72%)`;
 }
 

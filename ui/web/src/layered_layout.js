@@ -1,7 +1,7 @@
 // An incremental layered layout (the shape of Temanejo's Figure 2): a
 // task's layer is one below the deepest of its predecessors and its parent;
-// within the layer it takes the free slot nearest the mean slot of what it
-// hangs on. A placed task never moves, so a growing graph does not jump
+// within the layer it takes the free slot nearest the median slot of its
+// predecessors (or its parent's). A placed task never moves, so a growing graph does not jump
 // under the user's eyes, and placing costs O(1) amortised per task.
 const NEAR = 48; // how far a task may land from its wish before it goes to the layer's end
 
@@ -14,19 +14,24 @@ export class LayeredLayout {
   get depth() { return this.layers.length; }
 
   place(task, predecessors, parent) {
-    let layer = 0, wish = 0, anchors = 0;
+    let layer = 0;
+    const slots = [];
     for (const p of predecessors) {
       if (!p || p.layer < 0) continue;
       layer = Math.max(layer, p.layer + 1);
-      wish += p.slot; anchors++;
+      slots.push(p.slot);
     }
     if (parent && parent.layer >= 0) {
       layer = Math.max(layer, parent.layer + 1);
-      wish += parent.slot; anchors++;
+      if (!slots.length) slots.push(parent.slot);
     }
+    // The median predecessor, not the mean: a stencil's neighbours on both
+    // sides cancel, and a grid's boundary does not drag every layer sideways.
+    slots.sort((a, b) => a - b);
+    const wish = slots.length ? slots[(slots.length - 1) >> 1] : -1;
     while (this.layers.length <= layer) this.layers.push({ used: new Set(), end: 0 });
     const row = this.layers[layer];
-    const slot = this.freeSlot(row, anchors ? Math.round(wish / anchors) : row.end);
+    const slot = this.freeSlot(row, wish >= 0 ? wish : row.end);
     row.used.add(slot);
     if (slot >= row.end) row.end = slot + 1;
     task.layer = layer;
