@@ -24,6 +24,7 @@ export class GraphView {
     this.stateOf = (task) => task.state;
     this.mode = 'auto'; // 'auto' | 'tasks' | 'aggregate'
     this.aggregateCache = null;
+    this.replaying = false;
     this.drawnEdges = [];
     this.frameRequested = false;
     this.followGrowth = true;
@@ -199,10 +200,17 @@ export class GraphView {
 
   drawAggregate() {
     const { ctx } = this;
-    if (!this.aggregateCache) this.aggregateCache = aggregate(this.store, this.stateOf);
+    // Live: the store's running counts. Replay: counted at t, once per t.
+    let rows;
+    if (this.replaying) {
+      if (!this.aggregateCache) this.aggregateCache = aggregate(this.store, this.stateOf);
+      rows = this.aggregateCache;
+    } else {
+      rows = this.store.aggregation.rows();
+    }
     this.blocks = [];
     let shown = 0;
-    for (const { layer, blocks } of this.aggregateCache) {
+    for (const { layer, blocks } of rows) {
       let x = 0;
       for (const block of blocks) {
         const width = SX * (1 + Math.log2(block.total)) * 1.5;

@@ -53,6 +53,7 @@ export class SessionView {
     this.graph.stateOf = stateOf;
     this.graph.followGrowth = true;
     this.graph.aggregateCache = null;
+    this.graph.replaying = false;
     this.graph.selected = null;
     this.graph.matches = new Set();
     this.timeline.runs = this.runs;
@@ -125,6 +126,7 @@ export class SessionView {
 
   showTime(t) {
     this.replayTime = t;
+    this.graph.replaying = true;
     this.timeline.cursor = t;
     this.graph.aggregateCache = null;
     this.graph.redraw();
@@ -139,13 +141,17 @@ export class SessionView {
     this.refreshRequested = true;
     requestAnimationFrame(() => {
       this.refreshRequested = false;
-      const counts = { not_queued: 0, queued: 0, running: 0, finished: 0 };
-      for (const task of this.store.tasks.values()) {
-        const state = this.stateOf(task);
-        if (state) counts[state]++;
+      let counts;
+      if (this.replayTime === null) {
+        counts = this.store.countByState();
+      } else {
+        counts = { not_queued: 0, queued: 0, running: 0, finished: 0 };
+        for (const task of this.store.tasks.values()) {
+          const state = this.stateOf(task);
+          if (state) counts[state]++;
+        }
       }
-      let edges = 0;
-      for (const list of this.store.successors.values()) edges += list.length;
+      const edges = this.store.edgeCount;
       this.statusBar.showCounts(counts, this.store.size, edges);
       const canvas = document.getElementById('graph-canvas');
       canvas.dataset.tasks = this.store.size;

@@ -2,6 +2,7 @@
 // edges both ways, the parent's children, and the layout that places each
 // task once. Fed by the server's `graph` events; no drawing here.
 import { LayeredLayout } from './layered_layout.js';
+import { Aggregation } from './aggregate.js';
 
 export const STATES = ['not_queued', 'queued', 'running', 'finished'];
 
@@ -13,6 +14,8 @@ export class TaskStore {
     this.children = new Map();   // parent id -> [ids]
     this.functions = new Map();  // name -> index (colour), in order of first sight
     this.layout = new LayeredLayout();
+    this.aggregation = new Aggregation(); // by layer, function and state, kept as tasks change
+    this.edgeCount = 0;
     this.version = 0;            // bumped on every change: views redraw when it moves
     this.minTime = Infinity;
     this.maxTime = 0;
@@ -26,7 +29,9 @@ export class TaskStore {
     for (const t of tasks) {
       const known = this.tasks.get(t.id);
       if (known) {
+        this.aggregation.remove(known, known.state);
         Object.assign(known, t);
+        this.aggregation.add(known, known.state);
       } else {
         const task = { ...t, layer: -1, slot: 0 };
         this.tasks.set(t.id, task);
@@ -42,6 +47,7 @@ export class TaskStore {
     // What a task hangs on is placed before it. Ids are not in creation
     // order (each thread numbers its own), so place depth first.
     for (const task of fresh) this.placeWithAnchors(task);
+    for (const task of fresh) this.aggregation.add(task, task.state);
     if (tasks.length || edges.length) this.version++;
     return fresh;
   }
@@ -73,6 +79,7 @@ export class TaskStore {
     const same = out && out.find((e) => e.to === to);
     if (same) { same.deps = deps; return; }
     push(this.successors, from, { to, deps });
+    this.edgeCount++;
     push(this.predecessors, to, { from, deps });
   }
 
@@ -96,9 +103,12 @@ export class TaskStore {
     return found;
   }
 
+  // From the running aggregation: O(layers x functions), not O(tasks).
   countByState() {
     const counts = { not_queued: 0, queued: 0, running: 0, finished: 0 };
-    for (const task of this.tasks.values()) counts[task.state] = (counts[task.state] || 0) + 1;
+    for (const { blocks } of this.aggregation.rows()) {
+      for (const block of blocks) for (const state of STATES) counts[state] += block[state];
+    }
     return counts;
   }
 }

@@ -100,3 +100,15 @@ test('the telemetry history keeps the last minutes and sums the packages when th
   assert.equal(c.cap_w[0], 100);
   assert.equal(c.util[0], 50);
 });
+
+test('the running aggregation matches a fresh count after updates', () => {
+  const store = new TaskStore();
+  const tasks = [];
+  for (let id = 1; id <= 50; id++) tasks.push(task(id, { function: id % 3 ? 'a' : 'b', parent: id > 5 ? id % 5 + 1 : 0 }));
+  store.apply({ tasks, edges: [edge(1, 2), edge(2, 3)] });
+  store.apply({ tasks: tasks.filter((t) => t.id % 4 === 0).map((t) => ({ ...t, state: 'running' })), edges: [] });
+  store.apply({ tasks: tasks.filter((t) => t.id % 8 === 0).map((t) => ({ ...t, state: 'finished' })), edges: [edge(2, 3)] });
+  assert.deepEqual(store.aggregation.rows(), aggregate(store));
+  assert.deepEqual(store.countByState(), { not_queued: 0, queued: 38, running: 6, finished: 6 });
+  assert.equal(store.edgeCount, 2);
+});
