@@ -80,6 +80,7 @@ def measure(node, ui, session, tasks, force_boxes=False):
     page.driver.execute_script(f"location.hash = 'session={session}'")
     wait_for('every task on the page', lambda: page.count('tasks') == tasks, 600, 0.05)
     load_s = time.monotonic() - start
+    edges = page.count('edges')
     grow = intervals(page.driver.execute_script('window.__recording = false; return window.__frames'))
     if force_boxes:
         page.driver.execute_script("const m = document.getElementById('graph-mode'); m.value = 'tasks';"
@@ -89,7 +90,7 @@ def measure(node, ui, session, tasks, force_boxes=False):
     heap = page.driver.execute_script('return performance.memory.usedJSHeapSize') / 2**20
     page.driver.quit()
     node.drivers.remove(page.driver)
-    return load_s, grow, mode, pan, heap
+    return edges, load_s, grow, mode, pan, heap
 
 
 def main():
@@ -103,9 +104,9 @@ def main():
             if tasks > 20000:
                 rows.append((label, tasks, *measure(node, ui, session, tasks, force_boxes=True)))
     print('ui_page_bench: the page on recorded sessions (headless Chromium, this machine)')
-    print(f'{"session":8} {"tasks":>7} {"load s":>7} {"grow ms med/p95":>16} {"view":>9} {"pan/zoom ms med/p95":>20} {"heap MB":>8}')
-    for label, tasks, load_s, grow, mode, pan, heap in rows:
-        print(f'{label:8} {tasks:7d} {load_s:7.2f} {grow[0]:7.1f}/{grow[1]:<8.1f} {mode:>9} {pan[0]:9.1f}/{pan[1]:<10.1f} {heap:8.1f}')
+    print(f'{"session":8} {"tasks":>7} {"edges":>7} {"load s":>7} {"grow ms med/p95":>16} {"view":>9} {"pan/zoom ms med/p95":>20} {"heap MB":>8}')
+    for label, tasks, edges, load_s, grow, mode, pan, heap in rows:
+        print(f'{label:8} {tasks:7d} {edges:7d} {load_s:7.2f} {grow[0]:7.1f}/{grow[1]:<8.1f} {mode:>9} {pan[0]:9.1f}/{pan[1]:<10.1f} {heap:8.1f}')
 
 
 if __name__ == '__main__':

@@ -72,6 +72,9 @@ def step_one():
         assert status['finished'] == 1 and status['running'] == 0, status
         assert page.count('running') == 0 and page.count('finished') == 1
         assert page.count('queued') + page.count('not_queued') == tasks - 1
+        # Queued as the daemon counts it: created, not started, predecessors done.
+        wait_for('the page to count the queued tasks as the daemon does',
+                 lambda: page.count('queued') == status['queued'] == tasks - 1)
         page.command('btn-continue', 'continue:')
         wait_for('every task finished on the page', lambda: page.count('finished') == tasks)
         assert 'tasks=8' in node.program_output(program)

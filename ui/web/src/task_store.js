@@ -23,19 +23,30 @@ export class TaskStore {
 
   get size() { return this.tasks.size; }
 
-  // Applies one `graph` event; returns the ids placed for the first time.
+  // Applies one `graph` event; returns the tasks placed for the first time.
+  // The runtime reports no "queued" (OMPT has no such event), so a task is
+  // shown queued as DebugStatus counts it: created, not started, and every
+  // predecessor finished. That changes when a predecessor finishes or an
+  // edge arrives, so those tasks are looked at again too.
   apply({ tasks = [], edges = [] }) {
     const fresh = [];
+    const touched = new Set();
+    const touch = (task) => {
+      if (!task || touched.has(task)) return;
+      this.aggregation.remove(task, task.state);
+      touched.add(task);
+    };
     for (const t of tasks) {
       const known = this.tasks.get(t.id);
       if (known) {
-        this.aggregation.remove(known, known.state);
+        touch(known);
         Object.assign(known, t);
-        this.aggregation.add(known, known.state);
+        known.reported = t.state;
       } else {
-        const task = { ...t, layer: -1, slot: 0 };
+        const task = { ...t, reported: t.state, layer: -1, slot: 0 };
         this.tasks.set(t.id, task);
         fresh.push(task);
+        touched.add(task);
         if (t.parent) push(this.children, t.parent, t.id);
       }
       if (!this.functions.has(t.function)) this.functions.set(t.function, this.functions.size);
@@ -43,13 +54,32 @@ export class TaskStore {
         if (ns > 0) { if (ns < this.minTime) this.minTime = ns; if (ns > this.maxTime) this.maxTime = ns; }
       }
     }
-    for (const e of edges) this.addEdge(e);
+    for (const e of edges) {
+      this.addEdge(e);
+      touch(this.tasks.get(e.to));
+    }
+    for (const task of [...touched]) {
+      if (task.reported !== 'finished') continue;
+      for (const e of this.successors.get(task.id) || []) touch(this.tasks.get(e.to));
+    }
     // What a task hangs on is placed before it. Ids are not in creation
     // order (each thread numbers its own), so place depth first.
     for (const task of fresh) this.placeWithAnchors(task);
-    for (const task of fresh) this.aggregation.add(task, task.state);
+    for (const task of touched) {
+      task.state = this.shownState(task);
+      this.aggregation.add(task, task.state);
+    }
     if (tasks.length || edges.length) this.version++;
     return fresh;
+  }
+
+  shownState(task) {
+    if (task.reported !== 'not_queued') return task.reported;
+    for (const e of this.predecessors.get(task.id) || []) {
+      const p = this.tasks.get(e.from);
+      if (!p || p.reported !== 'finished') return 'not_queued';
+    }
+    return 'queued';
   }
 
   anchorsOf(task) {

@@ -6,7 +6,7 @@ import { aggregate } from '../src/aggregate.js';
 import { stateAt, eventTimes, nextTime } from '../src/replay.js';
 import { TelemetryHistory, HISTORY_SECONDS } from '../src/telemetry_history.js';
 
-const task = (id, extra = {}) => ({ id, parent: 0, function: 'f', state: 'queued', thread: 0,
+const task = (id, extra = {}) => ({ id, parent: 0, function: 'f', state: 'not_queued', thread: 0,
   created_ns: 0, start_ns: 0, end_ns: 0, ...extra });
 const edge = (from, to) => ({ from, to, deps: [{ address: '0x10', kind: 'inout' }] });
 
@@ -51,6 +51,7 @@ test('an update changes the state, an edge sent twice counts once, search finds 
   assert.deepEqual(store.search('#1').map((t) => t.id), [1]);
   assert.deepEqual(store.search('#7'), []);
   assert.deepEqual(store.countByState(), { not_queued: 0, queued: 1, running: 0, finished: 1 });
+  assert.equal(store.tasks.get(2).reported, 'finished');
 });
 
 test('the layout visits exactly the tasks in a window', () => {
@@ -109,6 +110,23 @@ test('the running aggregation matches a fresh count after updates', () => {
   store.apply({ tasks: tasks.filter((t) => t.id % 4 === 0).map((t) => ({ ...t, state: 'running' })), edges: [] });
   store.apply({ tasks: tasks.filter((t) => t.id % 8 === 0).map((t) => ({ ...t, state: 'finished' })), edges: [edge(2, 3)] });
   assert.deepEqual(store.aggregation.rows(), aggregate(store));
-  assert.deepEqual(store.countByState(), { not_queued: 0, queued: 38, running: 6, finished: 6 });
+  assert.deepEqual(store.countByState(), { not_queued: 2, queued: 36, running: 6, finished: 6 });
   assert.equal(store.edgeCount, 2);
+});
+
+test('a task is shown queued once every predecessor has finished, as DebugStatus counts it', () => {
+  const store = new TaskStore();
+  store.apply({ tasks: [task(1), task(2), task(3)], edges: [edge(1, 3), edge(2, 3)] });
+  const state = (id) => store.tasks.get(id).state;
+  assert.deepEqual([state(1), state(2), state(3)], ['queued', 'queued', 'not_queued']);
+  store.apply({ tasks: [task(1, { state: 'finished' })], edges: [] });
+  assert.equal(state(3), 'not_queued');
+  store.apply({ tasks: [task(2, { state: 'running' })], edges: [] });
+  store.apply({ tasks: [task(2, { state: 'finished' })], edges: [] });
+  assert.equal(state(3), 'queued');
+  // A late edge from an unfinished task puts it back.
+  store.apply({ tasks: [task(4)], edges: [edge(4, 3)] });
+  assert.equal(state(3), 'not_queued');
+  assert.deepEqual(store.countByState(), { not_queued: 1, queued: 1, running: 0, finished: 2 });
+  assert.deepEqual(store.aggregation.rows(), aggregate(store));
 });
