@@ -3,7 +3,7 @@
 in headless Chromium. Each check compares what the page shows with an
 oracle of its own: the program's output, the CLI, or the server's API.
 
-  page_test.py CHECK     (graph_live, step_one, block_unblock, second_user, wrong_token, power_plot)
+  page_test.py CHECK     (graph_live, step_one, block_unblock, second_user, wrong_token, power_plot, replay)
 """
 import sys
 import time
@@ -193,7 +193,38 @@ def power_plot():
               f'loaded {page_max:.1f} W on the page ({loaded:.1f} W CLI)')
 
 
-CHECKS = {f.__name__: f for f in [graph_live, step_one, block_unblock, second_user, wrong_token, power_plot]}
+def replay():
+    """A recorded session replays: the slider's start shows nothing run,
+    its end every task the program made finished, and the events between."""
+    with Node() as node:
+        program = node.start_program([env('NK_JACOBI'), '3', '4'])
+        made = int(node.program_output(program).split('tasks=')[1].split()[0])
+        session = node.session_of(program.pid)['session_id']
+        wait_for('the session to end', lambda: any(s['session_id'] == session and not s['live'] for s in node.sessions()))
+        ui = node.start_ui()
+        page = node.browser()
+        page.login(ui)
+        page.open_session(session)
+        wait_for('the replay slider', lambda: page.element('replay').is_displayed())
+        assert page.count('tasks') == made and page.count('finished') == made
+        slide = ("const s = document.getElementById('replay-slider'); s.value = arguments[0];"
+                 "s.dispatchEvent(new Event('input'));")
+        page.driver.execute_script(slide, 0)
+        wait_for('nothing run at the start', lambda: page.count('finished') == 0 and page.count('running') == 0)
+        finished = [0]
+        for _ in range(6):
+            page.click('replay-next')
+            finished.append(page.count('finished'))
+        assert finished == sorted(finished), finished
+        page.driver.execute_script(slide, 500)
+        middle = wait_for('part of the run', lambda: 0 <= page.count('finished') <= made and page.count('finished') + 1)
+        page.driver.execute_script(slide, 1000)
+        wait_for('every task finished at the end', lambda: page.count('finished') == made)
+        print(f'replay: {made} tasks; finished at start 0, after six events {finished[-1]}, '
+              f'half way {middle - 1}, at the end {made}')
+
+
+CHECKS = {f.__name__: f for f in [graph_live, step_one, block_unblock, second_user, wrong_token, power_plot, replay]}
 
 if __name__ == '__main__':
     if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
