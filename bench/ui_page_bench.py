@@ -2,7 +2,7 @@
 """The page's cost on big task graphs: headless Chromium opens `nodekeeper ui`
 on recorded sessions of 10k and 100k tasks (tests/browser/kastors_jacobi, a
 block Jacobi) and measures, side by side:
-  load      navigation until the page holds every task
+  load      navigation until the page holds every task and edge (the CLI's counts)
   grow      requestAnimationFrame intervals while the graph streams in
   pan/zoom  rAF intervals while the graph is dragged and wheeled (the page's
             default view: boxes up to 20,000 tasks, then by function and layer;
@@ -67,11 +67,12 @@ def record(node, blocks, sweeps):
     session = node.session_of(program.pid)['session_id']
     output = node.program_output(program, timeout=900)
     tasks = int(output.split('tasks=')[1].split()[0])
-    wait_for('the session to end', lambda: any(s['session_id'] == session and not s['live'] for s in node.sessions()), 300)
-    return session, tasks
+    ended = wait_for('the session to end', lambda: next((s for s in node.sessions()
+                                                         if s['session_id'] == session and not s['live']), None), 300)
+    return session, tasks, ended['edges']
 
 
-def measure(node, ui, session, tasks, force_boxes=False):
+def measure(node, ui, session, tasks, edges, force_boxes=False):
     page = node.browser(['--enable-precise-memory-info'])
     page.driver.set_script_timeout(300)
     page.login(ui)
@@ -79,13 +80,20 @@ def measure(node, ui, session, tasks, force_boxes=False):
     start = time.monotonic()
     page.driver.execute_script(f"location.hash = 'session={session}'")
     wait_for('every task on the page', lambda: page.count('tasks') == tasks, 600, 0.05)
+    try:
+        wait_for('every edge on the page', lambda: page.count('edges') == edges, 120, 0.05)
+    except AssertionError as error:
+        print(f'ui_page_bench: session {session}: {error}', file=sys.stderr)
     load_s = time.monotonic() - start
     edges = page.count('edges')
     grow = intervals(page.driver.execute_script('window.__recording = false; return window.__frames'))
     if force_boxes:
         page.driver.execute_script("const m = document.getElementById('graph-mode'); m.value = 'tasks';"
                                    "m.dispatchEvent(new Event('change'));")
-    mode = page.driver.execute_script("return document.getElementById('graph-canvas').dataset.mode")
+    # The canvas says which view it drew at its next frame.
+    mode = page.driver.execute_async_script(
+        "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
+        "() => done(document.getElementById('graph-canvas').dataset.mode)));")
     pan = intervals(page.driver.execute_async_script(PAN_ZOOM))
     heap = page.driver.execute_script('return performance.memory.usedJSHeapSize') / 2**20
     page.driver.quit()
@@ -99,10 +107,10 @@ def main():
         recorded = [(label, *record(node, blocks, sweeps)) for label, blocks, sweeps in SESSIONS]
         ui = node.start_ui()
         rows = []
-        for label, session, tasks in recorded:
-            rows.append((label, tasks, *measure(node, ui, session, tasks)))
+        for label, session, tasks, edges in recorded:
+            rows.append((label, tasks, *measure(node, ui, session, tasks, edges)))
             if tasks > 20000:
-                rows.append((label, tasks, *measure(node, ui, session, tasks, force_boxes=True)))
+                rows.append((label, tasks, *measure(node, ui, session, tasks, edges, force_boxes=True)))
     print('ui_page_bench: the page on recorded sessions (headless Chromium, this machine)')
     print(f'{"session":8} {"tasks":>7} {"edges":>7} {"load s":>7} {"grow ms med/p95":>16} {"view":>9} {"pan/zoom ms med/p95":>20} {"heap MB":>8}')
     for label, tasks, edges, load_s, grow, mode, pan, heap in rows:
