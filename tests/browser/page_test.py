@@ -16,7 +16,7 @@ def graph_live():
     """The graph appears while the program is held, grows live after
     continue, and ends with the tasks and edges the program made."""
     with Node() as node:
-        program = node.start_program([env('NK_JACOBI'), '6', '24', '4000', 'sync'], hold=True)
+        program = node.start_program([env('NK_JACOBI'), '6', '24', '8000', 'sync'], hold=True)
         session = node.session_of(program.pid)['session_id']
         ui = node.start_ui()
         page = node.browser()
