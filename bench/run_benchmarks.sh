@@ -71,3 +71,9 @@ if [[ -f "$(dirname "$0")/faults/fault_localisation_bench.py" ]]; then
   echo
   python3 "$(dirname "$0")/faults/fault_localisation_bench.py" --build "$build"
 fi
+# The browser page on 10k- and 100k-task sessions (headless Chromium).
+if [[ -x "$build/tests/browser/kastors_jacobi" && -x /usr/bin/chromedriver ]] && /usr/bin/python3 -c 'import selenium' 2>/dev/null; then
+  echo
+  NK_DAEMON="$build/daemon/nodekeeperd" NK_CLI="$build/cli/nodekeeper" NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" \
+    NK_JACOBI="$build/tests/browser/kastors_jacobi" /usr/bin/python3 "$(dirname "$0")/ui_page_bench.py"
+fi

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <ext/stdio_filebuf.h>
@@ -116,8 +117,8 @@ Result<int> openOutputFile(std::string_view command, const std::string& path) {
 
 }  // namespace
 
-CommandRunner::CommandRunner(std::ostream& out, std::ostream& err, bool out_is_terminal)
-    : out_(out), err_(err), out_is_terminal_(out_is_terminal) {}
+CommandRunner::CommandRunner(std::ostream& out, std::ostream& err, bool out_is_terminal, ExternalCommand ui)
+    : out_(out), err_(err), out_is_terminal_(out_is_terminal), ui_(std::move(ui)) {}
 
 int CommandRunner::fail(const std::string& message) {
   err_ << "nodekeeper: " << message << "\n";
@@ -184,6 +185,9 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
                                 invocation.global.json);
       return runner.run(invocation, tasks_client);
     }
+    case CommandId::kUi:
+      if (!ui_) return fail("ui: not built into this nodekeeper");
+      return ui_(invocation, out_, err_);
   }
   return fail("command not implemented");
 }

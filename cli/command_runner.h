@@ -25,7 +25,11 @@ class NodeClient;
 // returns the exit code (0, or 1 after one error line on `err`).
 class CommandRunner {
  public:
-  CommandRunner(std::ostream& out, std::ostream& err, bool out_is_terminal);
+  // A command built outside nk_cli (`ui`, in nk_ui, which uses nk_cli's
+  // clients); without one the command says it is not built in.
+  using ExternalCommand = std::function<int(const Invocation&, std::ostream& out, std::ostream& err)>;
+
+  CommandRunner(std::ostream& out, std::ostream& err, bool out_is_terminal, ExternalCommand ui = {});
 
   int run(const Invocation& invocation);
 
@@ -72,6 +76,7 @@ class CommandRunner {
   std::ostream& out_;
   std::ostream& err_;
   bool out_is_terminal_;
+  ExternalCommand ui_;
 };
 
 }  // namespace nk::cli

@@ -289,6 +289,24 @@ CommandTable::CommandTable() {
        "'until task ID started|finished', 'goto K', 'status' ('help' there lists them).\n\n" +
            std::string(DebugCommandParser::helpText()),
        true},
+      {CommandId::kUi, {"ui"}, {},
+       {{"port", 0, true, "N", "the port to listen on (default 0: any free one)"},
+        {"no-browser", 0, false, "", "accepted for scripts; the page is never opened for you"}},
+       "serve a web page of your task sessions and the node, on 127.0.0.1",
+       "Serves a web page on 127.0.0.1:PORT only (no other address, no file from disk):\n"
+       "your task sessions, live and recorded, drawn as their graphs grow, with the\n"
+       "debug console's controls (break, step, block, priority, ...), each thread's\n"
+       "timeline, and beside them the node's per-core frequency, temperature and\n"
+       "utilisation and its power against the budget and cap; MPI jobs and their\n"
+       "faults. Prints the page's URL, http://127.0.0.1:PORT/?token=TOKEN (with\n"
+       "--json: {\"url\": ...}), and serves until Ctrl-C or SIGTERM.\n"
+       "TOKEN is 32 random bytes made for this run: whoever has the URL acts as you\n"
+       "(the page talks to the daemon as you, and sees and steers what you may), so\n"
+       "do not share it. The first visit trades it for a cookie; every other request\n"
+       "without it is refused, and so is one naming another host (DNS rebinding) or a\n"
+       "post from another origin. Other users on the node reach the port but not the\n"
+       "page. From another machine: ssh -L PORT:127.0.0.1:PORT NODE, then open the URL.\n"
+       "A port in use is an error (exit 1).\n"},
       {CommandId::kWhoAmI, {"whoami"}, {}, {},
        "your identity and role as the daemon sees them",
        "Shows the pid, uid, gid and role (anyone, owner, admin) the daemon derives from\n"

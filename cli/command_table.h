@@ -30,6 +30,7 @@ enum class CommandId {
   kFaults,
   kWhoAmI,
   kDebug,
+  kUi,
 };
 
 struct CommandSpec {

@@ -53,7 +53,7 @@ Result<v1::DebugUpdate> DebugClient::call(v1::DebugCommand command, std::chrono:
   uint64_t id;
   {
     std::lock_guard lock(mutex_);
-    if (ended_) return unavailable(end_reason_);
+    if (ended_) return end_error_;
     id = next_id_++;
   }
   command.set_command_id(id);
@@ -63,14 +63,14 @@ Result<v1::DebugUpdate> DebugClient::call(v1::DebugCommand command, std::chrono:
       std::unique_lock lock2(mutex_);
       // The reader learns why the stream ended; give it a moment to say.
       answered_.wait_for(lock2, std::chrono::seconds(1), [&] { return ended_; });
-      return unavailable(ended_ ? end_reason_ : "the debug stream to nodekeeperd broke");
+      return ended_ ? end_error_ : unavailable("the debug stream to nodekeeperd broke");
     }
   }
   std::unique_lock lock(mutex_);
   if (!answered_.wait_for(lock, timeout, [&] { return answers_.count(id) || ended_; }))
     return unavailable("no answer from nodekeeperd within " + secondsText(timeout));
   auto found = answers_.find(id);
-  if (found == answers_.end()) return unavailable(end_reason_);
+  if (found == answers_.end()) return end_error_;
   v1::DebugUpdate update = std::move(found->second);
   answers_.erase(found);
   return update;
@@ -97,9 +97,10 @@ void DebugClient::readLoop() {
   grpc::Status status = impl_->stream->Finish();
   std::lock_guard lock(mutex_);
   ended_ = true;
-  end_reason_ = status.ok() ? "the debug stream ended"
-                            : describeRpcFailure(status, *impl_->channel, socket_path_, std::chrono::seconds(5), "Debug")
-                                  .message;
+  // The daemon's code stays with its words: a frontend tells a refusal
+  // (another user's session) from a broken stream.
+  end_error_ = status.ok() ? unavailable("the debug stream ended")
+                           : describeRpcFailure(status, *impl_->channel, socket_path_, std::chrono::seconds(5), "Debug");
   answered_.notify_all();
 }
 

@@ -58,7 +58,7 @@ class DebugClient {
   std::optional<nodekeeper::v1::DebugStatus> last_status_;
   bool ended_ = false;
   bool closed_ = false;
-  std::string end_reason_;
+  Error end_error_;
   uint64_t next_id_ = 1;
 };
 
