@@ -67,6 +67,11 @@ bool SessionFeed::ended() const {
   return ended_;
 }
 
+bool SessionFeed::broken() const {
+  std::lock_guard lock(mutex_);
+  return broken_;
+}
+
 void SessionFeed::onBatch(const v1::TaskEventBatch& batch) {
   std::lock_guard lock(mutex_);
   // Structured, so that the sync events (taskwaits, barriers) can be read
@@ -118,6 +123,13 @@ void SessionFeed::flushLoop() {
       flush();
       ask_status = std::exchange(status_stale_, false);
     }
+    if (auto why = client_->endedBecause()) {
+      std::lock_guard lock(mutex_);
+      flush();
+      queue_.push("error", {{"message", "the debug stream to nodekeeperd ended: " + why->message}});
+      fail();
+      return;
+    }
     if (ask_status) {
       // Not on the stream's reader thread, which must read the answer.
       v1::DebugCommand status;
@@ -126,9 +138,9 @@ void SessionFeed::flushLoop() {
       std::lock_guard lock(mutex_);
       if (answer && answer->has_status()) {
         noteStatus(answer->status());
-      } else if (!answer && live_) {
+      } else if (!answer) {
         queue_.push("error", {{"message", answer.error().message}});
-        finish("the debug stream to nodekeeperd ended: " + answer.error().message);
+        fail();
         return;
       }
     }
@@ -155,6 +167,13 @@ void SessionFeed::flush() {
     queue_.push("news", news_.front());
     news_.pop_front();
   }
+}
+
+void SessionFeed::fail() {
+  // `error` is the stream's last event: no `end` after it.
+  ended_ = true;
+  broken_ = true;
+  queue_.close();
 }
 
 void SessionFeed::finish(const std::string& reason) {

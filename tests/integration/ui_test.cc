@@ -286,6 +286,28 @@ TEST_F(UiTest, TheTokenAndTheHostAreCheckedBeforeAnything) {
     EXPECT_EQ(res->status, 404) << path;
   }
 
+  // The node's and the jobs' JSON.
+  auto topology = get(*ui, "/api/topology", bearer(*ui));
+  ASSERT_TRUE(topology);
+  EXPECT_EQ(topology->status, 200);
+  EXPECT_FALSE(Json::parse(topology->body)["cores"].empty()) << topology->body;
+  auto jobs = get(*ui, "/api/jobs", bearer(*ui));
+  ASSERT_TRUE(jobs);
+  EXPECT_EQ(jobs->status, 200);
+  EXPECT_TRUE(Json::parse(jobs->body)["jobs"].is_array()) << jobs->body;
+  EventStream node(ui->port, "/api/node", bearer(*ui));
+  ASSERT_TRUE(node.waitUntil(
+      [](const auto& events) {
+        bool telemetry = false, apps = false;
+        for (const auto& e : events) {
+          telemetry |= e.name == "telemetry" && !e.data["cores"].empty() && e.data.contains("node_power_w");
+          apps |= e.name == "apps" && e.data["apps"].is_array();
+        }
+        return telemetry && apps;
+      },
+      30s));
+  node.close();
+
   // Another Host (a rebound DNS name), even with the token: 403.
   auto rebound = get(*ui, "/api/whoami", {{"Authorization", "Bearer " + ui->token}, {"Host", "evil.example:" + std::to_string(ui->port)}});
   ASSERT_TRUE(rebound);
