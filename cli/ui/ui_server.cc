@@ -346,7 +346,6 @@ void UiServer::Impl::stream(httplib::Response& res, std::shared_ptr<void> owner,
     std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
   };
   auto state = std::make_shared<State>(State{std::move(owner), &queue, reader, std::move(first)});
-  res.set_header("Cache-Control", "no-store");
   res.set_chunked_content_provider(
       "text/event-stream",
       [this, state](size_t, httplib::DataSink& sink) {

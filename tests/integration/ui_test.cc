@@ -343,6 +343,17 @@ TEST_F(UiTest, TheTokenAndTheHostAreCheckedBeforeAnything) {
   // SIGTERM: exit 0.
   ASSERT_EQ(::kill(ui->program.pid(), SIGTERM), 0);
   EXPECT_EQ(ui->program.wait(20s), 0) << ui->program.err();
+
+  // --json: the URL as {"url": ...}; Ctrl-C: exit 0 too.
+  BackgroundProgram json_ui;
+  ASSERT_TRUE(json_ui.start({cliPath(), "--json", "--socket", daemon_.socket().string(), "ui"},
+                            dir_.path() / "ui-json.out", dir_.path() / "ui-json.err"));
+  ASSERT_TRUE(waitFor([&] { return json_ui.out().find('\n') != std::string::npos; }, 20s)) << json_ui.err();
+  Json printed = Json::parse(json_ui.out(), nullptr, false);
+  ASSERT_TRUE(printed.is_object()) << json_ui.out();
+  EXPECT_EQ(printed["url"].get<std::string>().rfind("http://127.0.0.1:", 0), 0u) << json_ui.out();
+  ASSERT_EQ(::kill(json_ui.pid(), SIGINT), 0);
+  EXPECT_EQ(json_ui.wait(20s), 0) << json_ui.err();
 }
 
 TEST_F(UiTest, TheLiveGraphGrowsAndBreakThenStepOneRunsExactlyOneTask) {
