@@ -186,7 +186,7 @@ void SessionFeed::finish(const std::string& reason) {
 SessionFeed::Subscription SessionFeed::subscribe() {
   std::lock_guard lock(mutex_);
   Subscription s;
-  for (const nlohmann::json& event : GraphDelta::everything(graph_)) s.first += EventQueue::frame("graph", event);
+  for (const nlohmann::json& event : delta_.everything(graph_)) s.first += EventQueue::frame("graph", event);
   for (const nlohmann::json& event : runs_.everything(kRunsPerEvent)) s.first += EventQueue::frame("runs", event);
   if (status_) s.first += EventQueue::frame("status", ProtoJson::toJson(*status_));
   if (ended_) s.first += EventQueue::frame("end", {{"reason", end_reason_}});
