@@ -13,10 +13,9 @@ namespace {
 
 constexpr auto kFlushInterval = std::chrono::milliseconds(100);
 // After the program has gone, `end` waits until no event came for this
-// long (the daemon's follower may still be reading the recording's tail),
-// but never longer than kEndAtMost.
+// long: the daemon's follower may still be sending the recording's tail
+// (all of it, for a session that ended just before the attach).
 constexpr auto kQuietBeforeEnd = std::chrono::milliseconds(500);
-constexpr auto kEndAtMost = std::chrono::seconds(5);
 constexpr size_t kRunsPerEvent = 5000;
 
 nlohmann::json newsJson(const v1::DebugUpdate& update) {
@@ -147,7 +146,7 @@ void SessionFeed::flushLoop() {
     std::lock_guard lock(mutex_);
     auto now = std::chrono::steady_clock::now();
     bool quiet = now - last_batch_at_ >= kQuietBeforeEnd && now - gone_at_ >= kQuietBeforeEnd;
-    if ((program_gone_ && (quiet || now - gone_at_ >= kEndAtMost)) || recording_read_) {
+    if ((program_gone_ && quiet) || recording_read_) {
       flush();
       finish("the session ended");
       return;
