@@ -12,10 +12,13 @@ namespace nk::ui {
 namespace {
 
 constexpr auto kFlushInterval = std::chrono::milliseconds(100);
-// After the program has gone, `end` waits until no event came for this
-// long: the daemon's follower may still be sending the recording's tail
-// (all of it, for a session that ended just before the attach).
-constexpr auto kQuietBeforeEnd = std::chrono::milliseconds(500);
+// After the program has gone, the daemon's follower may still be sending
+// the recording's tail (a big session's tail takes seconds): `end` waits
+// until this feed has had as many graph events as the daemon counts for
+// the session, asking it this often; or, should the counts never meet (a
+// damaged batch), until no event came for kQuietBeforeEnd.
+constexpr auto kCountCheckInterval = std::chrono::milliseconds(250);
+constexpr auto kQuietBeforeEnd = std::chrono::seconds(10);
 constexpr size_t kRunsPerEvent = 5000;
 
 nlohmann::json newsJson(const v1::DebugUpdate& update) {
@@ -78,6 +81,7 @@ void SessionFeed::onBatch(const v1::TaskEventBatch& batch) {
   translator_.toStructured(batch, structured_);
   (void)translator_.toGraphEvents(structured_, events_);  // the daemon checked the batch
   for (const GraphEvent& e : events_) graph_.apply(e);
+  graph_events_received_ += events_.size();
   delta_.note(graph_, events_);
   tracker_.apply(events_);
   runs_.noteSync(structured_);
@@ -143,10 +147,26 @@ void SessionFeed::flushLoop() {
         return;
       }
     }
-    std::lock_guard lock(mutex_);
+    bool gone = false;
+    {
+      std::lock_guard lock(mutex_);
+      gone = program_gone_;
+    }
+    bool all_received = false;
     auto now = std::chrono::steady_clock::now();
+    if (gone && now - last_count_check_ >= kCountCheckInterval) {
+      last_count_check_ = now;
+      cli::TasksClient tasks(where_.socket_path, where_.timeout);
+      if (auto list = tasks.listSessions())
+        for (const v1::Session& listed : list->sessions())
+          if (listed.session_id() == session_ && !listed.live()) {
+            std::lock_guard lock(mutex_);
+            all_received = graph_events_received_ >= listed.events();
+          }
+    }
+    std::lock_guard lock(mutex_);
     bool quiet = now - last_batch_at_ >= kQuietBeforeEnd && now - gone_at_ >= kQuietBeforeEnd;
-    if ((program_gone_ && quiet) || recording_read_) {
+    if ((program_gone_ && (all_received || quiet)) || recording_read_) {
       flush();
       finish("the session ended");
       return;

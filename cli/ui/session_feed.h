@@ -101,6 +101,8 @@ class SessionFeed {
   // on their way; `end` follows once they stopped coming.
   bool program_gone_ = false;
   std::chrono::steady_clock::time_point gone_at_{}, last_batch_at_{};
+  uint64_t graph_events_received_ = 0;  // as the daemon counts a session's events
+  std::chrono::steady_clock::time_point last_count_check_{};  // the flusher's own
   bool recording_read_ = false;
   bool ended_ = false;
   bool broken_ = false;
