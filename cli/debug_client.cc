@@ -81,6 +81,12 @@ std::optional<v1::DebugStatus> DebugClient::lastStatus() const {
   return last_status_;
 }
 
+std::optional<Error> DebugClient::endedBecause() const {
+  std::lock_guard lock(mutex_);
+  if (!ended_) return std::nullopt;
+  return end_error_;
+}
+
 void DebugClient::readLoop() {
   v1::DebugUpdate update;
   while (impl_->stream->Read(&update)) {

@@ -42,6 +42,9 @@ class DebugClient {
   Result<nodekeeper::v1::DebugUpdate> call(nodekeeper::v1::DebugCommand command, std::chrono::milliseconds timeout);
   // The last status the daemon sent (with any answer or news).
   std::optional<nodekeeper::v1::DebugStatus> lastStatus() const;
+  // Why the stream ended (the daemon went, or refused), or nothing while
+  // it is open.
+  std::optional<Error> endedBecause() const;
   void close();
 
  private:

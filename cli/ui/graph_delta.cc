@@ -41,12 +41,23 @@ const char* GraphDelta::kindName(uint8_t kind) {
   return "unknown";
 }
 
-nlohmann::json GraphDelta::taskJson(const TaskGraph& graph, const TaskGraph::Task& task) {
+TaskState GraphDelta::stateOf(const TaskGraph& graph, const TaskGraph::Task& task) const {
+  if (task.state != TaskState::kNotQueued || !task.created) return task.state;
+  auto found = predecessors_.find(task.id);
+  if (found != predecessors_.end())
+    for (uint64_t id : found->second) {
+      const TaskGraph::Task* predecessor = graph.find(id);
+      if (predecessor && predecessor->state != TaskState::kFinished) return TaskState::kNotQueued;
+    }
+  return TaskState::kQueued;
+}
+
+nlohmann::json GraphDelta::taskJson(const TaskGraph& graph, const TaskGraph::Task& task) const {
   const auto& functions = graph.functions();
   return {{"id", task.id},
           {"parent", task.parent},
           {"function", task.function < functions.size() ? functions[task.function] : std::string()},
-          {"state", stateName(task.state)},
+          {"state", stateName(stateOf(graph, task))},
           {"thread", task.thread < 0 ? 0 : task.thread},
           {"created_ns", task.created_ns},
           {"start_ns", task.started_ns},
@@ -63,15 +74,27 @@ nlohmann::json GraphDelta::edgeJson(const TaskGraph& graph, const TaskGraph::Edg
 
 void GraphDelta::note(const TaskGraph& graph, std::span<const GraphEvent> events) {
   const auto& edges = graph.edges();
+  auto touch = [this](uint64_t id) {
+    if (id != 0 && touched_tasks_.insert(id).second) tasks_.push_back(id);
+  };
   for (; edges_indexed_ < edges.size(); ++edges_indexed_) {
-    edge_at_[{edges[edges_indexed_].from, edges[edges_indexed_].to}] = edges_indexed_;
+    const TaskGraph::Edge& edge = edges[edges_indexed_];
+    edge_at_[{edge.from, edge.to}] = edges_indexed_;
+    predecessors_[edge.to].push_back(edge.from);
+    successors_[edge.from].push_back(edge.to);
     if (touched_edges_.insert(edges_indexed_).second) edges_.push_back(edges_indexed_);
   }
   for (const GraphEvent& e : events) {
-    if (e.task != 0 && touched_tasks_.insert(e.task).second) tasks_.push_back(e.task);
+    touch(e.task);
+    if (e.type == GraphEvent::Type::kFinished || e.type == GraphEvent::Type::kFailed) {
+      // Its successors may be queued now.
+      auto found = successors_.find(e.task);
+      if (found != successors_.end())
+        for (uint64_t successor : found->second) touch(successor);
+    }
     if (e.type != GraphEvent::Type::kDependence) continue;
     // A placeholder made for a predecessor named first is a task too.
-    if (e.from != 0 && touched_tasks_.insert(e.from).second) tasks_.push_back(e.from);
+    touch(e.from);
     auto found = edge_at_.find({e.from, e.task});
     if (found != edge_at_.end() && touched_edges_.insert(found->second).second) edges_.push_back(found->second);
   }
@@ -98,7 +121,7 @@ std::vector<nlohmann::json> GraphDelta::take(const TaskGraph& graph) {
   return out;
 }
 
-std::vector<nlohmann::json> GraphDelta::everything(const TaskGraph& graph) {
+std::vector<nlohmann::json> GraphDelta::everything(const TaskGraph& graph) const {
   std::vector<nlohmann::json> out;
   nlohmann::json tasks = nlohmann::json::array();
   for (const TaskGraph::Task& task : graph.tasks()) {

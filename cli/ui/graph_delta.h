@@ -19,6 +19,10 @@ namespace nk::ui {
 // and sent as each task's and pair's whole current state, so the page
 // just replaces what it had. The graph must be unlimited (no window):
 // edge positions are kept across batches.
+// A task's state is DebugStatus's: OMPT reports no "queued", so a created
+// task that has not started is sent as queued once every predecessor has
+// finished (one the graph does not hold counts as finished, as the daemon
+// counts it), and a task's finish touches its successors.
 class GraphDelta {
  public:
   // At most this many tasks per event, so that one event of a big
@@ -32,8 +36,10 @@ class GraphDelta {
   std::vector<nlohmann::json> take(const TaskGraph& graph);
 
   // Everything `graph` holds, for a subscriber's first events.
-  static std::vector<nlohmann::json> everything(const TaskGraph& graph);
-  static nlohmann::json taskJson(const TaskGraph& graph, const TaskGraph::Task& task);
+  std::vector<nlohmann::json> everything(const TaskGraph& graph) const;
+  nlohmann::json taskJson(const TaskGraph& graph, const TaskGraph::Task& task) const;
+  // DebugStatus's state of a task (see above).
+  TaskState stateOf(const TaskGraph& graph, const TaskGraph::Task& task) const;
   static nlohmann::json edgeJson(const TaskGraph& graph, const TaskGraph::Edge& edge);
   static const char* stateName(TaskState state);
   static const char* kindName(uint8_t kind);
@@ -50,6 +56,7 @@ class GraphDelta {
   std::vector<size_t> edges_;    // positions in graph.edges()
   std::unordered_set<size_t> touched_edges_;
   std::unordered_map<std::pair<uint64_t, uint64_t>, size_t, PairHash> edge_at_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> predecessors_, successors_;
   size_t edges_indexed_ = 0;
 };
 

@@ -5,9 +5,13 @@ namespace v1 = nodekeeper::v1;
 namespace nk::ui {
 
 void RunCollector::add(int32_t thread, uint64_t task, const char* kind, int64_t start_ns, int64_t end_ns) {
-  runs_.push_back(
-      {{"thread", thread < 0 ? 0 : thread}, {"task", task}, {"kind", kind}, {"start_ns", start_ns}, {"end_ns", end_ns}});
+  runs_.push_back({task, start_ns, end_ns, thread < 0 ? 0 : thread, kind});
   ++pending_;
+}
+
+nlohmann::json RunCollector::toJson(const Interval& run) {
+  return {{"thread", run.thread}, {"task", run.task}, {"kind", run.kind}, {"start_ns", run.start_ns},
+          {"end_ns", run.end_ns}};
 }
 
 void RunCollector::end(const Run& run, const End& end, std::span<const uint64_t>) {
@@ -37,7 +41,7 @@ void RunCollector::noteSync(const v1::TaskEventBatch& batch) {
 
 nlohmann::json RunCollector::take() {
   nlohmann::json runs = nlohmann::json::array();
-  for (size_t i = runs_.size() - pending_; i < runs_.size(); ++i) runs.push_back(runs_[i]);
+  for (size_t i = runs_.size() - pending_; i < runs_.size(); ++i) runs.push_back(toJson(runs_[i]));
   pending_ = 0;
   return {{"runs", std::move(runs)}};
 }
@@ -47,7 +51,7 @@ std::vector<nlohmann::json> RunCollector::everything(size_t per_event) const {
   nlohmann::json runs = nlohmann::json::array();
   // The pending runs go in the next take(), to every subscriber.
   for (size_t i = 0; i + pending_ < runs_.size(); ++i) {
-    runs.push_back(runs_[i]);
+    runs.push_back(toJson(runs_[i]));
     if (runs.size() == per_event) out.push_back({{"runs", std::exchange(runs, nlohmann::json::array())}});
   }
   if (!runs.empty()) out.push_back({{"runs", std::move(runs)}});

@@ -34,9 +34,17 @@ class RunCollector : public TaskRunSink {
   std::vector<nlohmann::json> everything(size_t per_event) const;
 
  private:
+  // Kept compact (a big session has a run per task); JSON when sent.
+  struct Interval {
+    uint64_t task = 0;
+    int64_t start_ns = 0, end_ns = 0;
+    int32_t thread = 0;
+    const char* kind = "task";
+  };
   void add(int32_t thread, uint64_t task, const char* kind, int64_t start_ns, int64_t end_ns);
+  static nlohmann::json toJson(const Interval& run);
 
-  std::vector<nlohmann::json> runs_;
+  std::vector<Interval> runs_;
   size_t pending_ = 0;  // the last pending_ of runs_ were not taken yet
   // Open taskwaits and barriers per (thread, kind): the task and start.
   std::map<std::pair<uint32_t, int>, std::vector<std::pair<uint64_t, int64_t>>> open_;

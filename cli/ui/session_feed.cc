@@ -12,11 +12,13 @@ namespace nk::ui {
 namespace {
 
 constexpr auto kFlushInterval = std::chrono::milliseconds(100);
-// After the program has gone, `end` waits until no event came for this
-// long (the daemon's follower may still be reading the recording's tail),
-// but never longer than kEndAtMost.
-constexpr auto kQuietBeforeEnd = std::chrono::milliseconds(500);
-constexpr auto kEndAtMost = std::chrono::seconds(5);
+// After the program has gone, the daemon's follower may still be sending
+// the recording's tail (a big session's tail takes seconds): `end` waits
+// until this feed has had as many graph events as the daemon counts for
+// the session, asking it this often; or, should the counts never meet (a
+// damaged batch), until no event came for kQuietBeforeEnd.
+constexpr auto kCountCheckInterval = std::chrono::milliseconds(250);
+constexpr auto kQuietBeforeEnd = std::chrono::seconds(10);
 constexpr size_t kRunsPerEvent = 5000;
 
 nlohmann::json newsJson(const v1::DebugUpdate& update) {
@@ -67,6 +69,11 @@ bool SessionFeed::ended() const {
   return ended_;
 }
 
+bool SessionFeed::broken() const {
+  std::lock_guard lock(mutex_);
+  return broken_;
+}
+
 void SessionFeed::onBatch(const v1::TaskEventBatch& batch) {
   std::lock_guard lock(mutex_);
   // Structured, so that the sync events (taskwaits, barriers) can be read
@@ -74,6 +81,7 @@ void SessionFeed::onBatch(const v1::TaskEventBatch& batch) {
   translator_.toStructured(batch, structured_);
   (void)translator_.toGraphEvents(structured_, events_);  // the daemon checked the batch
   for (const GraphEvent& e : events_) graph_.apply(e);
+  graph_events_received_ += events_.size();
   delta_.note(graph_, events_);
   tracker_.apply(events_);
   runs_.noteSync(structured_);
@@ -118,6 +126,13 @@ void SessionFeed::flushLoop() {
       flush();
       ask_status = std::exchange(status_stale_, false);
     }
+    if (auto why = client_->endedBecause()) {
+      std::lock_guard lock(mutex_);
+      flush();
+      queue_.push("error", {{"message", "the debug stream to nodekeeperd ended: " + why->message}});
+      fail();
+      return;
+    }
     if (ask_status) {
       // Not on the stream's reader thread, which must read the answer.
       v1::DebugCommand status;
@@ -126,16 +141,32 @@ void SessionFeed::flushLoop() {
       std::lock_guard lock(mutex_);
       if (answer && answer->has_status()) {
         noteStatus(answer->status());
-      } else if (!answer && live_) {
+      } else if (!answer) {
         queue_.push("error", {{"message", answer.error().message}});
-        finish("the debug stream to nodekeeperd ended: " + answer.error().message);
+        fail();
         return;
       }
     }
-    std::lock_guard lock(mutex_);
+    bool gone = false;
+    {
+      std::lock_guard lock(mutex_);
+      gone = program_gone_;
+    }
+    bool all_received = false;
     auto now = std::chrono::steady_clock::now();
+    if (gone && now - last_count_check_ >= kCountCheckInterval) {
+      last_count_check_ = now;
+      cli::TasksClient tasks(where_.socket_path, where_.timeout);
+      if (auto list = tasks.listSessions())
+        for (const v1::Session& listed : list->sessions())
+          if (listed.session_id() == session_ && !listed.live()) {
+            std::lock_guard lock(mutex_);
+            all_received = graph_events_received_ >= listed.events();
+          }
+    }
+    std::lock_guard lock(mutex_);
     bool quiet = now - last_batch_at_ >= kQuietBeforeEnd && now - gone_at_ >= kQuietBeforeEnd;
-    if ((program_gone_ && (quiet || now - gone_at_ >= kEndAtMost)) || recording_read_) {
+    if ((program_gone_ && (all_received || quiet)) || recording_read_) {
       flush();
       finish("the session ended");
       return;
@@ -157,6 +188,13 @@ void SessionFeed::flush() {
   }
 }
 
+void SessionFeed::fail() {
+  // `error` is the stream's last event: no `end` after it.
+  ended_ = true;
+  broken_ = true;
+  queue_.close();
+}
+
 void SessionFeed::finish(const std::string& reason) {
   ended_ = true;
   end_reason_ = reason;
@@ -167,7 +205,7 @@ void SessionFeed::finish(const std::string& reason) {
 SessionFeed::Subscription SessionFeed::subscribe() {
   std::lock_guard lock(mutex_);
   Subscription s;
-  for (const nlohmann::json& event : GraphDelta::everything(graph_)) s.first += EventQueue::frame("graph", event);
+  for (const nlohmann::json& event : delta_.everything(graph_)) s.first += EventQueue::frame("graph", event);
   for (const nlohmann::json& event : runs_.everything(kRunsPerEvent)) s.first += EventQueue::frame("runs", event);
   if (status_) s.first += EventQueue::frame("status", ProtoJson::toJson(*status_));
   if (ended_) s.first += EventQueue::frame("end", {{"reason", end_reason_}});

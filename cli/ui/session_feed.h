@@ -62,6 +62,9 @@ class SessionFeed {
   // Stops following; subscribers get what is queued, then the end.
   void close();
   bool ended() const;
+  // Ended because the Debug stream broke (the daemon restarted): a new
+  // request for the session should attach afresh.
+  bool broken() const;
 
  private:
   void onBatch(const nodekeeper::v1::TaskEventBatch& batch);
@@ -70,6 +73,7 @@ class SessionFeed {
   void flushLoop();
   void flush();  // mutex_ held
   void finish(const std::string& reason);  // mutex_ held
+  void fail();  // mutex_ held, after an `error` frame
   void readRecording();
 
   Where where_;
@@ -97,8 +101,11 @@ class SessionFeed {
   // on their way; `end` follows once they stopped coming.
   bool program_gone_ = false;
   std::chrono::steady_clock::time_point gone_at_{}, last_batch_at_{};
+  uint64_t graph_events_received_ = 0;  // as the daemon counts a session's events
+  std::chrono::steady_clock::time_point last_count_check_{};  // the flusher's own
   bool recording_read_ = false;
   bool ended_ = false;
+  bool broken_ = false;
   std::string end_reason_;
 };
 

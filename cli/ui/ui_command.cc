@@ -46,6 +46,7 @@ int UiCommand::run(const cli::Invocation& invocation, std::ostream& out, std::os
   // A tab closed mid-write must not kill the server.
   std::signal(SIGPIPE, SIG_IGN);
   cli::InterruptWatcher interrupts;  // before the URL: a signal right after it is seen
+  if (!interrupts.valid()) return fail(err, "ui: cannot watch for Ctrl-C and SIGTERM, so could never stop cleanly");
   const std::string url = "http://127.0.0.1:" + std::to_string(*bound) + "/?token=" + token_text;
   if (invocation.global.json)
     out << nlohmann::json{{"url", url}}.dump() << "\n" << std::flush;

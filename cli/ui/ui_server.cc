@@ -18,6 +18,7 @@
 #include "cli/node_client.h"
 #include "cli/tasks_client.h"
 #include "cli/ui/command_request.h"
+#include "cli/ui/job_faults_feed.h"
 #include "cli/ui/node_feed.h"
 #include "cli/ui/proto_json.h"
 #include "cli/ui/request_guard.h"
@@ -127,6 +128,7 @@ struct UiServer::Impl {
   void graph(const httplib::Request& req, httplib::Response& res);
   void command(const httplib::Request& req, httplib::Response& res);
   void node(httplib::Response& res);
+  void jobFaults(const httplib::Request& req, httplib::Response& res);
   // An SSE response reading `queue` from `reader`, after `first`.
   void stream(httplib::Response& res, std::shared_ptr<void> owner, EventQueue& queue, uint64_t reader,
               std::string first);
@@ -245,6 +247,8 @@ void UiServer::Impl::routes() {
   http.Get("/api/jobs", [this](const httplib::Request&, httplib::Response& res) { jobs(res); });
   http.Get("/api/topology", [this](const httplib::Request&, httplib::Response& res) { topology(res); });
   http.Get("/api/node", [this](const httplib::Request&, httplib::Response& res) { node(res); });
+  http.Get(R"(/api/jobs/([^/]+)/faults)",
+           [this](const httplib::Request& req, httplib::Response& res) { jobFaults(req, res); });
   http.Get(R"(/api/sessions/([^/]+)/graph)",
            [this](const httplib::Request& req, httplib::Response& res) { graph(req, res); });
   http.Post(R"(/api/sessions/([^/]+)/command)",
@@ -297,7 +301,12 @@ Result<std::shared_ptr<SessionFeed>> UiServer::Impl::feedFor(uint64_t session) {
   std::lock_guard lock(feeds_mutex);
   if (stopping.load()) return unavailable("nodekeeper ui is stopping");
   auto found = feeds.find(session);
-  if (found != feeds.end()) return found->second;
+  if (found != feeds.end() && !found->second->broken()) return found->second;
+  if (found != feeds.end()) {
+    // Its tabs got `error`; theirs ends with it, a new one attaches afresh.
+    found->second->close();
+    feeds.erase(found);
+  }
   // Listed: whether it is live. Not listed (another user's, or none such):
   // the attach below gets the daemon's own refusal.
   bool live = true;
@@ -337,7 +346,6 @@ void UiServer::Impl::stream(httplib::Response& res, std::shared_ptr<void> owner,
     std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
   };
   auto state = std::make_shared<State>(State{std::move(owner), &queue, reader, std::move(first)});
-  res.set_header("Cache-Control", "no-store");
   res.set_chunked_content_provider(
       "text/event-stream",
       [this, state](size_t, httplib::DataSink& sink) {
@@ -389,6 +397,20 @@ void UiServer::Impl::node(httplib::Response& res) {
   NodeFeed::Subscription subscription = feed->subscribe();
   EventQueue& queue = feed->queue();
   stream(res, feed, queue, subscription.reader, std::move(subscription.first));
+}
+
+void UiServer::Impl::jobFaults(const httplib::Request& req, httplib::Response& res) {
+  const std::string job = req.matches[1];
+  if (job.empty() || job.size() > 256 ||
+      job.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-@+") != std::string::npos)
+    return sendJson(res, 400, {{"ok", false}, {"message", "job id '" + job.substr(0, 40) + "' has characters a job id never has"}});
+  if (stopping.load()) return sendError(res, unavailable("nodekeeper ui is stopping"));
+  if (!takeStreamSlot(res)) return;
+  auto feed = std::make_shared<JobFaultsFeed>(options.socket_path, job);
+  uint64_t reader = feed->start();
+  EventQueue& queue = feed->queue();
+  // The tab's own feed: it goes (its calls cancelled) with the stream.
+  stream(res, feed, queue, reader, "");
 }
 
 void UiServer::Impl::command(const httplib::Request& req, httplib::Response& res) {

@@ -286,6 +286,28 @@ TEST_F(UiTest, TheTokenAndTheHostAreCheckedBeforeAnything) {
     EXPECT_EQ(res->status, 404) << path;
   }
 
+  // The node's and the jobs' JSON.
+  auto topology = get(*ui, "/api/topology", bearer(*ui));
+  ASSERT_TRUE(topology);
+  EXPECT_EQ(topology->status, 200);
+  EXPECT_FALSE(Json::parse(topology->body)["cores"].empty()) << topology->body;
+  auto jobs = get(*ui, "/api/jobs", bearer(*ui));
+  ASSERT_TRUE(jobs);
+  EXPECT_EQ(jobs->status, 200);
+  EXPECT_TRUE(Json::parse(jobs->body)["jobs"].is_array()) << jobs->body;
+  EventStream node(ui->port, "/api/node", bearer(*ui));
+  ASSERT_TRUE(node.waitUntil(
+      [](const auto& events) {
+        bool telemetry = false, apps = false;
+        for (const auto& e : events) {
+          telemetry |= e.name == "telemetry" && !e.data["cores"].empty() && e.data.contains("node_power_w");
+          apps |= e.name == "apps" && e.data["apps"].is_array();
+        }
+        return telemetry && apps;
+      },
+      30s));
+  node.close();
+
   // Another Host (a rebound DNS name), even with the token: 403.
   auto rebound = get(*ui, "/api/whoami", {{"Authorization", "Bearer " + ui->token}, {"Host", "evil.example:" + std::to_string(ui->port)}});
   ASSERT_TRUE(rebound);
@@ -321,6 +343,17 @@ TEST_F(UiTest, TheTokenAndTheHostAreCheckedBeforeAnything) {
   // SIGTERM: exit 0.
   ASSERT_EQ(::kill(ui->program.pid(), SIGTERM), 0);
   EXPECT_EQ(ui->program.wait(20s), 0) << ui->program.err();
+
+  // --json: the URL as {"url": ...}; Ctrl-C: exit 0 too.
+  BackgroundProgram json_ui;
+  ASSERT_TRUE(json_ui.start({cliPath(), "--json", "--socket", daemon_.socket().string(), "ui"},
+                            dir_.path() / "ui-json.out", dir_.path() / "ui-json.err"));
+  ASSERT_TRUE(waitFor([&] { return json_ui.out().find('\n') != std::string::npos; }, 20s)) << json_ui.err();
+  Json printed = Json::parse(json_ui.out(), nullptr, false);
+  ASSERT_TRUE(printed.is_object()) << json_ui.out();
+  EXPECT_EQ(printed["url"].get<std::string>().rfind("http://127.0.0.1:", 0), 0u) << json_ui.out();
+  ASSERT_EQ(::kill(json_ui.pid(), SIGINT), 0);
+  EXPECT_EQ(json_ui.wait(20s), 0) << json_ui.err();
 }
 
 TEST_F(UiTest, TheLiveGraphGrowsAndBreakThenStepOneRunsExactlyOneTask) {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "cli/ui/graph_delta.h"
@@ -116,6 +118,7 @@ TEST(GraphDelta, TheFirstEventHasEverythingThenOnlyWhatChanged) {
   auto first = delta.take(graph);
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0]["tasks"].size(), 2u);
+  EXPECT_EQ(first[0]["tasks"][0]["state"], "queued");  // created, nothing to wait for
   EXPECT_EQ(first[0]["tasks"][1], json::parse(R"({"id":2,"parent":1,"function":"fib","state":"not_queued",
       "thread":0,"created_ns":200,"start_ns":0,"end_ns":0})"));
   EXPECT_EQ(first[0]["edges"], json::parse(R"([{"from":1,"to":2,"deps":[{"address":"0x7ffd10","kind":"out"}]}])"));
@@ -138,10 +141,36 @@ TEST(GraphDelta, TheFirstEventHasEverythingThenOnlyWhatChanged) {
   apply(graph, delta, {});
   EXPECT_TRUE(delta.empty());
 
-  auto all = GraphDelta::everything(graph);
+  auto all = delta.everything(graph);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0]["tasks"].size(), 2u);
   EXPECT_EQ(all[0]["edges"].size(), 1u);
+}
+
+std::map<uint64_t, std::string> states(const std::vector<json>& events) {
+  std::map<uint64_t, std::string> out;
+  for (const auto& e : events)
+    for (const auto& t : e["tasks"]) out[t["id"].get<uint64_t>()] = t["state"].get<std::string>();
+  return out;
+}
+
+// As DebugStatus counts them: OMPT reports no queued event.
+TEST(GraphDelta, ATaskIsQueuedOnceEveryPredecessorHasFinished) {
+  TaskGraph graph;
+  GraphDelta delta;
+  apply(graph, delta, {created(1, 0, "a"), created(2, 0, "b"), created(3, 0, "c"), dependence(1, 3, 0x10, 1),
+                       dependence(2, 3, 0x20, 1), dependence(9, 10, 0x30, 1)});
+  EXPECT_EQ(states(delta.take(graph)), (std::map<uint64_t, std::string>{
+                                           {1, "queued"}, {2, "queued"}, {3, "not_queued"},
+                                           {9, "not_queued"}, {10, "not_queued"}}));  // 9, 10: placeholders
+  apply(graph, delta, {started(1, 1, 500), finished(1, 600)});
+  // 3 is sent again (its predecessor finished), still waiting for 2.
+  EXPECT_EQ(states(delta.take(graph)), (std::map<uint64_t, std::string>{{1, "finished"}, {3, "not_queued"}}));
+  apply(graph, delta, {started(2, 1, 700), finished(2, 800)});
+  EXPECT_EQ(states(delta.take(graph)), (std::map<uint64_t, std::string>{{2, "finished"}, {3, "queued"}}));
+  apply(graph, delta, {started(3, 2, 900)});
+  EXPECT_EQ(states(delta.take(graph)), (std::map<uint64_t, std::string>{{3, "running"}}));
+  EXPECT_EQ(states(delta.everything(graph))[3], "running");
 }
 
 TEST(GraphDelta, SplitsABigGraphIntoEventsOfAtMost5000Tasks) {
@@ -151,7 +180,7 @@ TEST(GraphDelta, SplitsABigGraphIntoEventsOfAtMost5000Tasks) {
   for (uint64_t id = 1; id <= 12000; ++id) events.push_back(created(id, 0, "leaf"));
   events.push_back(dependence(1, 12000, 0x20, 3));
   apply(graph, delta, events);
-  for (const auto& sent : {delta.take(graph), GraphDelta::everything(graph)}) {
+  for (const auto& sent : {delta.take(graph), delta.everything(graph)}) {
     ASSERT_EQ(sent.size(), 3u);
     EXPECT_EQ(sent[0]["tasks"].size(), 5000u);
     EXPECT_EQ(sent[1]["tasks"].size(), 5000u);
