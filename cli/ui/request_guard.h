@@ -31,6 +31,7 @@ class RequestGuard {
   };
 
   explicit RequestGuard(uint16_t port);
+  uint16_t port() const { return port_; }
 
   std::optional<Refusal> check(const Request& request) const;
   // Whether `host` is 127.0.0.1:PORT or localhost:PORT.

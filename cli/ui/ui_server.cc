@@ -208,12 +208,12 @@ httplib::Server::HandlerResponse UiServer::Impl::admit(const httplib::Request& r
       sendText(res, 403, "refused: wrong token (use the URL 'nodekeeper ui' printed)");
       return HR::Handled;
     }
-    res.set_header("Set-Cookie", token.setCookieValue());
+    res.set_header("Set-Cookie", token.setCookieValue(UiToken::cookieName(guard->port())));
     res.set_redirect("/", 303);
     return HR::Handled;
   }
   const std::string cookie = req.get_header_value("Cookie"), authorization = req.get_header_value("Authorization");
-  if (!token.authorises(cookie, authorization)) {
+  if (!token.authorises(cookie, authorization, UiToken::cookieName(guard->port()))) {
     sendText(res, 403, "refused: no valid token (open the URL 'nodekeeper ui' printed, with its ?token=)");
     return HR::Handled;
   }

@@ -43,15 +43,18 @@ bool UiToken::matches(std::string_view candidate) const {
   return difference == 0;
 }
 
-bool UiToken::authorises(std::string_view cookie_header, std::string_view authorization_header) const {
+std::string UiToken::cookieName(uint16_t port) { return "nk_ui_token_" + std::to_string(port); }
+
+bool UiToken::authorises(std::string_view cookie_header, std::string_view authorization_header,
+                         std::string_view cookie_name) const {
   bool by_cookie = false, by_header = false;
-  if (auto value = cookieValue(cookie_header, kCookieName)) by_cookie = matches(*value);
+  if (auto value = cookieValue(cookie_header, cookie_name)) by_cookie = matches(*value);
   if (auto value = bearerToken(authorization_header)) by_header = matches(*value);
   return by_cookie || by_header;
 }
 
-std::string UiToken::setCookieValue() const {
-  return std::string(kCookieName) + "=" + hex_ + "; HttpOnly; SameSite=Strict; Path=/";
+std::string UiToken::setCookieValue(std::string_view cookie_name) const {
+  return std::string(cookie_name) + "=" + hex_ + "; HttpOnly; SameSite=Strict; Path=/";
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,7 +15,11 @@ namespace nk::ui {
 // a Bearer header (never from a query string after that first visit).
 class UiToken {
  public:
-  static constexpr std::string_view kCookieName = "nk_ui_token";
+  // A browser sends a host's cookies to every port on it, so each server's
+  // cookie has its port in its name ("nk_ui_token_8080"): two servers used
+  // from one browser (two users', or one user's two) do not overwrite each
+  // other's.
+  static std::string cookieName(uint16_t port);
 
   // 32 bytes from getrandom(), as 64 hex digits.
   static Result<UiToken> generate();
@@ -23,10 +28,12 @@ class UiToken {
   const std::string& text() const { return hex_; }
   // Constant time in the candidate's content (its length is not secret).
   bool matches(std::string_view candidate) const;
-  // Whether a request's Cookie or Authorization header carries the token.
-  bool authorises(std::string_view cookie_header, std::string_view authorization_header) const;
+  // Whether a request's Cookie (the one named `cookie_name`) or
+  // Authorization header carries the token.
+  bool authorises(std::string_view cookie_header, std::string_view authorization_header,
+                  std::string_view cookie_name) const;
   // The Set-Cookie value for the first visit.
-  std::string setCookieValue() const;
+  std::string setCookieValue(std::string_view cookie_name) const;
 
   // One cookie's value out of a Cookie header ("a=1; nk_ui_token=T").
   static std::optional<std::string_view> cookieValue(std::string_view cookie_header, std::string_view name);

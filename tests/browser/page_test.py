@@ -127,8 +127,8 @@ def second_user():
         page.login(root_ui)
         wait_for("root's page to list its session",
                  lambda: page.driver.find_elements(By.CSS_SELECTOR, f'#session-list li[data-session-id="{session}"]'))
-        # A cookie is per host, not per port: the second user's page runs on
-        # localhost so the two logins do not overwrite each other's cookie.
+        # The second user's own browser, on the other name of the loopback
+        # address (each server's cookie carries its port in its name anyway).
         other = node.browser()
         other.login(nobody_ui, host='localhost')
         assert other.data('whoami', 'uid') == str(NOBODY), other.text('whoami')

@@ -258,7 +258,8 @@ TEST_F(UiTest, TheTokenAndTheHostAreCheckedBeforeAnything) {
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 403);
   EXPECT_FALSE(wrong->has_header("Set-Cookie"));
-  auto wrong_cookie = get(*ui, "/api/sessions", {{"Cookie", "nk_ui_token=" + std::string(64, '0')}});
+  const std::string cookie_name = "nk_ui_token_" + std::to_string(ui->port);
+  auto wrong_cookie = get(*ui, "/api/sessions", {{"Cookie", cookie_name + "=" + std::string(64, '0')}});
   ASSERT_TRUE(wrong_cookie);
   EXPECT_EQ(wrong_cookie->status, 403);
   auto wrong_bearer = get(*ui, "/api/sessions", {{"Authorization", "Bearer " + ui->token.substr(1) + "0"}});
@@ -271,8 +272,12 @@ TEST_F(UiTest, TheTokenAndTheHostAreCheckedBeforeAnything) {
   EXPECT_EQ(first->status, 303);
   EXPECT_EQ(first->get_header_value("Location"), "/");
   std::string cookie = first->get_header_value("Set-Cookie");
-  EXPECT_EQ(cookie, "nk_ui_token=" + ui->token + "; HttpOnly; SameSite=Strict; Path=/");
-  auto page = get(*ui, "/", {{"Cookie", "nk_ui_token=" + ui->token}});
+  EXPECT_EQ(cookie, cookie_name + "=" + ui->token + "; HttpOnly; SameSite=Strict; Path=/");
+  // Another port's cookie name, with the right token even, is not this server's.
+  auto other_port = get(*ui, "/api/sessions", {{"Cookie", "nk_ui_token_1=" + ui->token}});
+  ASSERT_TRUE(other_port);
+  EXPECT_EQ(other_port->status, 403);
+  auto page = get(*ui, "/", {{"Cookie", cookie_name + "=" + ui->token}});
   ASSERT_TRUE(page);
   EXPECT_EQ(page->status, 200);
   EXPECT_NE(page->body.find("<html"), std::string::npos);

@@ -39,7 +39,7 @@ TEST(UiToken, MatchesOnlyTheWholeToken) {
 TEST(UiToken, AnEmptyTokenMatchesNothing) {
   UiToken token("");
   EXPECT_FALSE(token.matches(""));
-  EXPECT_FALSE(token.authorises("nk_ui_token=", "Bearer "));
+  EXPECT_FALSE(token.authorises("nk_ui_token_8080=", "Bearer ", "nk_ui_token_8080"));
 }
 
 TEST(UiToken, ReadsItsCookieAmongOthers) {
@@ -61,17 +61,20 @@ TEST(UiToken, ReadsABearerHeader) {
 
 TEST(UiToken, AuthorisesByCookieOrHeader) {
   UiToken token(kToken);
-  EXPECT_TRUE(token.authorises("nk_ui_token=" + kToken, ""));
-  EXPECT_TRUE(token.authorises("", "Bearer " + kToken));
-  EXPECT_TRUE(token.authorises("nk_ui_token=wrong", "Bearer " + kToken));
-  EXPECT_FALSE(token.authorises("nk_ui_token=wrong", "Bearer wrong"));
-  EXPECT_FALSE(token.authorises("other=" + kToken, "Basic " + kToken));
-  EXPECT_FALSE(token.authorises("", ""));
+  EXPECT_TRUE(token.authorises("nk_ui_token_8080=" + kToken, "", "nk_ui_token_8080"));
+  EXPECT_TRUE(token.authorises("", "Bearer " + kToken, "nk_ui_token_8080"));
+  EXPECT_TRUE(token.authorises("nk_ui_token_8080=wrong", "Bearer " + kToken, "nk_ui_token_8080"));
+  EXPECT_FALSE(token.authorises("nk_ui_token_8080=wrong", "Bearer wrong", "nk_ui_token_8080"));
+  EXPECT_FALSE(token.authorises("other=" + kToken, "Basic " + kToken, "nk_ui_token_8080"));
+  EXPECT_FALSE(token.authorises("", "", "nk_ui_token_8080"));
 }
 
 TEST(UiToken, SetsAStrictHttpOnlyCookie) {
   UiToken token(kToken);
-  EXPECT_EQ(token.setCookieValue(), "nk_ui_token=" + kToken + "; HttpOnly; SameSite=Strict; Path=/");
+  EXPECT_EQ(token.setCookieValue("nk_ui_token_8080"), "nk_ui_token_8080=" + kToken + "; HttpOnly; SameSite=Strict; Path=/");
+  EXPECT_EQ(UiToken::cookieName(8080), "nk_ui_token_8080");
+  // Another port's server's cookie, with this token even, is not this one's.
+  EXPECT_FALSE(token.authorises("nk_ui_token_8081=" + kToken, "", "nk_ui_token_8080"));
 }
 
 }  // namespace
