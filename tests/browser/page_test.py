@@ -3,8 +3,13 @@
 in headless Chromium. Each check compares what the page shows with an
 oracle of its own: the program's output, the CLI, or the server's API.
 
-  page_test.py CHECK     (graph_live, step_one, block_unblock, second_user, wrong_token, power_plot, replay)
+  page_test.py CHECK     (graph_live, step_one, block_unblock, second_user, wrong_token, power_plot, replay,
+                         mpi_job)
 """
+import json
+import os
+import signal
+import subprocess
 import sys
 import time
 
@@ -224,7 +229,53 @@ def replay():
               f'half way {middle - 1}, at the end {made}')
 
 
-CHECKS = {f.__name__: f for f in [graph_live, step_one, block_unblock, second_user, wrong_token, power_plot, replay]}
+def mpi_job():
+    """An MPI job under Open MPI's mpirun with the PMPI agent: the page shows
+    its node and ranks as the CLI lists them, then, once a rank is stopped,
+    the symptoms and the fault as they arrive, the fault as `nodekeeper
+    faults` localised it."""
+    with Node() as node:
+        environment = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
+                           OMPI_MCA_btl='self,vader')
+        job = subprocess.Popen(['mpirun', '--oversubscribe', '--bind-to', 'none', '-np', '2',
+                                '-x', 'LD_PRELOAD=' + env('NK_PMPI_LIB'), '-x', 'NODEKEEPER_SOCKET=' + node.socket,
+                                '-x', 'NODEKEEPER_PMPI_DEADLINE_MS=300', '-x', 'NODEKEEPER_PMPI_HEARTBEAT_MS=100',
+                                env('NK_MPI_CHECK'), 'hang', '400', '500'],
+                               env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        node.children.append(job)
+        listed = wait_for('both ranks registered', lambda: next(
+            (j for j in json.loads(node.cli('jobs', '--json'))['jobs'] if len(j['ranks']) == 2), None), 90)
+        job_id = listed['job_id']
+        ui = node.start_ui()
+        page = node.browser()
+        page.login(ui)
+        page.driver.get(f'{page.base}/#job={job_id}')
+        wait_for('the job view', lambda: page.element('job').is_displayed(), 60)
+        nodes = wait_for("the job's nodes", lambda: page.text('job-nodes'))
+        assert nodes == f"{listed['nodes'][0]['node']} ({listed['nodes'][0]['endpoint']}) ranks 0, 1", nodes
+        assert not page.driver.find_elements(By.CSS_SELECTOR, '#symptom-list li'), 'symptoms of a healthy job'
+        stopped = next(r for r in listed['ranks'] if r['rank'] == 1)['pid']
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            faults = wait_for('the fault localised', lambda: [f for f in json.loads(node.cli('faults', '--json'))
+                                                              if f['job_id'] == job_id], 90)
+            fault = faults[0]
+            expected = f"{fault['kind'].replace('_', ' ')} on {fault['node']} rank {fault['ranks'][0]}"
+            shown = wait_for('the fault on the page', lambda: [li.text for li in page.driver.find_elements(
+                By.CSS_SELECTOR, '#fault-list li[data-test="fault"]')], 60)
+            assert expected in shown[0], (expected, shown)
+            assert fault['evidence'][0] in shown[0], (fault['evidence'], shown)
+            symptoms = wait_for('symptoms on the page', lambda: [li.text for li in page.driver.find_elements(
+                By.CSS_SELECTOR, '#symptom-list li[data-test="symptom"]')], 60)
+            assert any('rank 1' in text for text in symptoms), symptoms
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+        job.terminate()
+        print(f'mpi_job: {len(symptoms)} symptom(s), fault {shown[0]!r}')
+
+
+CHECKS = {f.__name__: f for f in [graph_live, step_one, block_unblock, second_user, wrong_token, power_plot, replay,
+                                  mpi_job]}
 
 if __name__ == '__main__':
     if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
