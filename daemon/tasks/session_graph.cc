@@ -151,6 +151,13 @@ SessionGraph::Counts SessionGraph::countsNow() const {
 SessionGraph::Counts SessionGraph::release() {
   std::lock_guard lock(graph_mutex_);
   if (released_) return released_counts_;
+  // The batch a builder has taken off the queue is no longer "pending" to a
+  // caller that looked just before this lock: it is finished here, so no
+  // count stops part way through a batch (a lossless session came out up to
+  // a batch short of its program's tasks).
+  for (size_t i = applied_; i < events_.size(); ++i) graph_.apply(events_[i]);
+  events_applied_ += events_.size() - applied_;
+  applied_ = events_.size();
   released_counts_ = countsNow();
   released_ = true;
   const bool big = graph_.approximateBytes() > kTrimAfterBytes;

@@ -74,8 +74,9 @@ class SessionGraph {
   };
   // What the graph holds now (without taking what is queued).
   Counts counts() const;
-  // Frees the graph (an ended session's), keeping its counts; what is still
-  // queued is dropped. The memory goes back to the allocator now.
+  // Frees the graph (an ended session's), keeping its counts; a batch
+  // already begun is finished first, what is still queued is dropped. The
+  // memory goes back to the allocator now.
   Counts release();
 
   // Why the last batch that could not be taken failed; empty if none did.

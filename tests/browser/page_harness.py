@@ -102,8 +102,19 @@ class Node:
         if self.daemon.poll() is not None:
             raise AssertionError('nodekeeperd exited: ' + open(os.path.join(self.dir, 'daemon.log')).read())
 
+    def cli_path(self, uid=None):
+        """The CLI another user can run: the build tree may be closed to them
+        (a clone in a 0700 mktemp directory), so they run a copy."""
+        if uid is None:
+            return env('NK_CLI')
+        copy = os.path.join(self.dir, 'nodekeeper')
+        if not os.path.exists(copy):
+            shutil.copy(env('NK_CLI'), copy)
+            os.chmod(copy, 0o755)
+        return copy
+
     def cli(self, *args, uid=None):
-        result = subprocess.run([env('NK_CLI'), '--socket', self.socket, *args], capture_output=True, text=True,
+        result = subprocess.run([self.cli_path(uid), '--socket', self.socket, *args], capture_output=True, text=True,
                                 timeout=60, user=uid)
         if result.returncode != 0:
             raise AssertionError(f'nodekeeper {" ".join(args)}: {result.stderr.strip()}')
@@ -138,7 +149,7 @@ class Node:
         return process.output.read()
 
     def start_ui(self, uid=None):
-        process = subprocess.Popen([env('NK_CLI'), '--socket', self.socket, 'ui', '--port', '0', '--no-browser'],
+        process = subprocess.Popen([self.cli_path(uid), '--socket', self.socket, 'ui', '--port', '0', '--no-browser'],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, user=uid)
         self.children.append(process)
         ready, _, _ = select.select([process.stdout], [], [], 30)

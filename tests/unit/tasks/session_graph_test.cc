@@ -78,5 +78,20 @@ TEST_F(SessionGraphTest, ReleasedItKeepsItsCountsAndDropsWhatIsQueued) {
   EXPECT_EQ(graph.counts().tasks, 5u);
 }
 
+// A batch the builder has begun is finished by release(), whatever a caller
+// saw of the queue before it: the counts never stop part way through one.
+// What was never taken stays dropped.
+TEST_F(SessionGraphTest, ReleaseFinishesTheBatchTheBuilderBegan) {
+  SessionGraph graph(pending_total_);
+  graph.queue(frameOf(1, 10));
+  graph.queue(frameOf(11, 10));
+  EXPECT_EQ(graph.build(3), 3u);
+  SessionGraph::Counts counts = graph.release();
+  EXPECT_EQ(counts.tasks, 10u);
+  EXPECT_EQ(counts.events, 10u);
+  EXPECT_EQ(graph.counts().tasks, 10u);
+  EXPECT_EQ(pending_total_.load(), 0u);
+}
+
 }  // namespace
 }  // namespace nk
