@@ -181,12 +181,7 @@ bool RecordingStore::replace(const std::filesystem::path& recording, const std::
     std::filesystem::remove(rewritten, ignored);
     return false;
   }
-  Entry& entry = it->second;
-  by_user_[entry.owner] -= entry.bytes;
-  total_ -= entry.bytes;
-  entry.bytes = bytes;
-  by_user_[entry.owner] += bytes;
-  total_ += bytes;
+  resizeLocked(it->second, bytes);
   return true;
 }
 
@@ -194,7 +189,10 @@ void RecordingStore::resize(const std::filesystem::path& recording, uint64_t byt
   std::lock_guard lock(mutex_);
   auto it = entries_.find(recording.string());
   if (it == entries_.end()) return;
-  Entry& entry = it->second;
+  resizeLocked(it->second, bytes);
+}
+
+void RecordingStore::resizeLocked(Entry& entry, uint64_t bytes) {
   by_user_[entry.owner] -= entry.bytes;
   total_ -= entry.bytes;
   entry.bytes = bytes;

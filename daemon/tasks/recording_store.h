@@ -105,6 +105,8 @@ class RecordingStore {
   bool fitsLocked(uid_t owner, uint64_t bytes) const;
   Growth growLocked(const std::string& path, uint64_t bytes);
   void addLocked(const std::string& path, uint64_t bytes);
+  // The entry's bytes, and its owner's and the total with them.
+  void resizeLocked(Entry& entry, uint64_t bytes);
   Removals removeLocked(std::vector<RecordingQuota::Removal> removals);
   Removals sweepLocked();
 

@@ -148,6 +148,17 @@ class Node:
         process.output.seek(0)
         return process.output.read()
 
+    def watch_held(self, argv):
+        """`argv` started held at its first task, and root's page open on its
+        session: (program, session id, ui server, page)."""
+        program = self.start_program(argv, hold=True)
+        session = self.session_of(program.pid)['session_id']
+        ui = self.start_ui()
+        page = self.browser()
+        page.login(ui)
+        page.open_session(session)
+        return program, session, ui, page
+
     def start_ui(self, uid=None):
         process = subprocess.Popen([self.cli_path(uid), '--socket', self.socket, 'ui', '--port', '0', '--no-browser'],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, user=uid)

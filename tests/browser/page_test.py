@@ -21,12 +21,7 @@ def graph_live():
     """The graph appears while the program is held, grows live after
     continue, and ends with the tasks and edges the program made."""
     with Node() as node:
-        program = node.start_program([env('NK_JACOBI'), '6', '24', '8000', 'sync'], hold=True)
-        session = node.session_of(program.pid)['session_id']
-        ui = node.start_ui()
-        page = node.browser()
-        page.login(ui)
-        page.open_session(session)
+        program, session, ui, page = node.watch_held([env('NK_JACOBI'), '6', '24', '8000', 'sync'])
         held = wait_for('tasks on the page while the program is held', lambda: page.count('tasks') > 0 and page.count('tasks'))
         assert page.data('graph-canvas', 'tasks') == str(held)
         page.command('btn-continue', 'continue:')
@@ -57,12 +52,7 @@ def step_one():
     finished (the API's status is the oracle)."""
     with Node() as node:
         tasks = 8
-        program = node.start_program([env('NK_TASKS_PROGRAM'), 'steady', str(tasks), '50000'], hold=True)
-        session = node.session_of(program.pid)['session_id']
-        ui = node.start_ui()
-        page = node.browser()
-        page.login(ui)
-        page.open_session(session)
+        program, session, ui, page = node.watch_held([env('NK_TASKS_PROGRAM'), 'steady', str(tasks), '50000'])
         wait_for('every task on the page', lambda: page.count('tasks') == tasks)
         assert ui.debug_status(session)['finished'] == 0
         page.command('btn-break', 'break:')
@@ -91,12 +81,7 @@ def block_unblock():
     after unblock."""
     with Node() as node:
         tasks = 6
-        program = node.start_program([env('NK_TASKS_PROGRAM'), 'steady', str(tasks), '200000'], hold=True)
-        session = node.session_of(program.pid)['session_id']
-        ui = node.start_ui()
-        page = node.browser()
-        page.login(ui)
-        page.open_session(session)
+        program, session, ui, page = node.watch_held([env('NK_TASKS_PROGRAM'), 'steady', str(tasks), '200000'])
         wait_for('every task on the page', lambda: page.count('tasks') == tasks)
         ready = wait_for('ready tasks (API)', lambda: len(ui.debug_status(session)['ready']) == tasks and
                          ui.debug_status(session)['ready'])

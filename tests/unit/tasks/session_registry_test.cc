@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -49,7 +50,28 @@ class SessionRegistryTest : public ::testing::Test {
     }
   }
 
+  // Lines the registry logs, from its builder thread too.
+  class LoggedLines {
+   public:
+    std::function<void(const std::string&)> sink() {
+      return [this](const std::string& line) {
+        std::lock_guard lock(mutex_);
+        lines_.push_back(line);
+      };
+    }
+    bool said(const std::string& what) const {
+      std::lock_guard lock(mutex_);
+      return std::any_of(lines_.begin(), lines_.end(),
+                         [&](const std::string& line) { return line.find(what) != std::string::npos; });
+    }
+
+   private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> lines_;
+  };
+
   test::TempDir dir_{"sessions-test"};
+  LoggedLines logged_;
 };
 
 TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGraph) {
@@ -365,12 +387,7 @@ namespace {
 // compresses the recording, and it reads the same.
 TEST_F(SessionRegistryTest, StoredFramesAreCompressedOnceTheSessionEnds) {
   SessionRegistry::Options options;
-  std::vector<std::string> infos;
-  std::mutex infos_mutex;
-  options.log_info = [&](const std::string& line) {
-    std::lock_guard lock(infos_mutex);
-    infos.push_back(line);
-  };
+  options.log_info = logged_.sink();
   SessionRegistry registry(dir_ / "recordings", options);
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
@@ -379,13 +396,8 @@ TEST_F(SessionRegistryTest, StoredFramesAreCompressedOnceTheSessionEnds) {
   const fs::path recording = registry.info(*id)->recording;
   const uint64_t stored = fs::file_size(recording);
   registry.close(*id);
-  auto compressed = [&] {
-    std::lock_guard lock(infos_mutex);
-    return std::any_of(infos.begin(), infos.end(),
-                       [](const std::string& line) { return line.find("recording compressed") != std::string::npos; });
-  };
-  for (int i = 0; i < 3000 && !compressed(); ++i) usleep(10'000);
-  ASSERT_TRUE(compressed());
+  for (int i = 0; i < 3000 && !logged_.said("recording compressed"); ++i) usleep(10'000);
+  ASSERT_TRUE(logged_.said("recording compressed"));
   EXPECT_LT(fs::file_size(recording) * 2, stored);
   auto reader = RecordingReader::open(recording);
   ASSERT_TRUE(reader.ok());
@@ -416,12 +428,7 @@ TEST_F(SessionRegistryTest, NoRoomUnderTheQuotaLeavesTheRecordingStored) {
   }
   SessionRegistry::Options options;
   options.limits.per_user_bytes = stored + stored / 2;
-  std::vector<std::string> infos;
-  std::mutex infos_mutex;
-  options.log_info = [&](const std::string& line) {
-    std::lock_guard lock(infos_mutex);
-    infos.push_back(line);
-  };
+  options.log_info = logged_.sink();
   SessionRegistry registry(dir_ / "recordings", options);
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
@@ -430,11 +437,7 @@ TEST_F(SessionRegistryTest, NoRoomUnderTheQuotaLeavesTheRecordingStored) {
   const fs::path recording = registry.info(*id)->recording;
   ASSERT_EQ(fs::file_size(recording), stored);
   registry.close(*id);
-  auto said = [&](const std::string& what) {
-    std::lock_guard lock(infos_mutex);
-    return std::any_of(infos.begin(), infos.end(),
-                       [&](const std::string& line) { return line.find(what) != std::string::npos; });
-  };
+  auto said = [&](const std::string& what) { return logged_.said(what); };
   for (int i = 0; i < 2000 && !said("stays uncompressed") && !said("recording compressed"); ++i) usleep(10'000);
   EXPECT_TRUE(
       said("its recording stays uncompressed: no room under the quota "
