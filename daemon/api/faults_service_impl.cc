@@ -24,6 +24,18 @@ namespace nk {
 
 namespace {
 
+v1::JobEnd toWire(JobEnd end) {
+  switch (end) {
+    case JobEnd::kRunning: return v1::JOB_END_RUNNING;
+    case JobEnd::kCompleted: return v1::JOB_END_COMPLETED;
+    case JobEnd::kFailed: return v1::JOB_END_FAILED;
+    case JobEnd::kCancelled: return v1::JOB_END_CANCELLED;
+    case JobEnd::kAborted: return v1::JOB_END_ABORTED;
+    case JobEnd::kUnknown: return v1::JOB_END_UNKNOWN;
+  }
+  return v1::JOB_END_UNKNOWN;
+}
+
 // Entries a watch stream takes from its log at a time.
 constexpr size_t kWatchBatch = 256;
 
@@ -150,17 +162,32 @@ grpc::Status FaultsServiceImpl::ReportSymptom(grpc::ServerContext* context, cons
   return grpc::Status::OK;
 }
 
-grpc::Status FaultsServiceImpl::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest*, v1::JobList* reply) {
+grpc::Status FaultsServiceImpl::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
+                                         v1::JobList* reply) {
   auto peer = PeerIdentity::fromContext(*context);
   if (!peer) return toGrpcStatus(peer.error());
   std::optional<uid_t> only;
   if (!access_.isAdmin(*peer)) only = peer->uid;
   for (const JobRecord& job : jobs_.list(only)) {
+    if (!request->job_id().empty() && job.job_id != request->job_id()) continue;
     v1::Job* out = reply->add_jobs();
     out->set_job_id(job.job_id);
     out->set_size(job.size);
     out->set_uid(job.uid);
     out->set_cancelled_by_signal(job.cancelled_by_signal);
+    out->set_program(job.program);
+    out->set_start_ns(job.created_ns);
+    out->set_end_ns(job.end_ns);
+    out->set_end(toWire(job.end));
+    out->set_end_detail(job.end_detail);
+    out->set_energy_j(job.energy_j);
+    out->set_source(job.source);
+    out->set_nodes_from(job.nodes_from);
+    v1::JobSettings* settings = out->mutable_settings();
+    settings->set_power_budget_mw(job.settings.power_budget_mw);
+    settings->set_policy(job.settings.policy);
+    settings->set_tasks(job.settings.tasks);
+    settings->set_debug(job.settings.debug);
     for (const JobNodeRecord& n : job.nodes) {
       v1::JobNode* node = out->add_nodes();
       node->set_node(n.node);

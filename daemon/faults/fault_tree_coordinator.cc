@@ -298,12 +298,16 @@ void FaultTreeCoordinator::tickAll(int64_t now_ns) {
       sayOverruled(job_id, tree);
     }
     if (auto cancelled = tree.cancellation.confirmed(now_ns, delay_factor);
-        cancelled && jobs_.markCancelled(job_id, cancelled->signal) && options_.log_info)
+        cancelled && jobs_.markCancelled(job_id, cancelled->signal, now_ns) && options_.log_info)
       options_.log_info("job " + job_id + ": cancelled (" + signalName(cancelled->signal) + "): rank " +
                         std::to_string(cancelled->rank) + " on " + localiser.self() + " ended by it; not a fault");
     // The job is over here when its ranks finalized, or when none is left
     // (they died: said above as rank_exited). Staying would have this node
     // blamed again for a job that no longer runs on it.
+    if (outcome.all_finalized)
+      jobs_.markEnded(job_id, JobEnd::kCompleted, "every rank here called MPI_Finalize", now_ns);
+    else if (!ranks.empty() && !any_alive)
+      jobs_.markEnded(job_id, JobEnd::kFailed, "its ranks here exited without MPI_Finalize", now_ns);
     if (outcome.all_finalized || (!ranks.empty() && !any_alive)) localiser.leave(now_ns);
     localiser.tick(now_ns);
     const int64_t linger = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.linger).count();

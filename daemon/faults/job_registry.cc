@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "base/signal_name.h"
 #include "base/single_quoted.h"
 
 namespace nk {
@@ -226,12 +227,49 @@ Status JobRegistry::checkCaller(std::string_view job_id, std::optional<uint32_t>
                           " at this daemon; only the job's ranks (or an admin) may do this");
 }
 
-bool JobRegistry::markCancelled(std::string_view job_id, int signal) {
+std::string_view jobEndName(JobEnd end) {
+  switch (end) {
+    case JobEnd::kRunning: return "running";
+    case JobEnd::kCompleted: return "completed";
+    case JobEnd::kFailed: return "failed";
+    case JobEnd::kCancelled: return "cancelled";
+    case JobEnd::kAborted: return "aborted";
+    case JobEnd::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+bool JobRegistry::markCancelled(std::string_view job_id, int signal, int64_t now_ns) {
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end() || it->second.record.cancelled_by_signal != 0) return false;
-  it->second.record.cancelled_by_signal = signal;
+  JobRecord& record = it->second.record;
+  record.cancelled_by_signal = signal;
+  if (record.end == JobEnd::kRunning) {
+    record.end = JobEnd::kCancelled;
+    record.end_detail = "cancelled: its ranks ended by " + signalName(signal);
+    record.end_ns = now_ns;
+  }
   return true;
+}
+
+bool JobRegistry::markEnded(std::string_view job_id, JobEnd end, std::string detail, int64_t now_ns) {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || it->second.record.end != JobEnd::kRunning || end == JobEnd::kRunning) return false;
+  JobRecord& record = it->second.record;
+  record.end = end;
+  record.end_detail = std::move(detail);
+  record.end_ns = now_ns;
+  return true;
+}
+
+std::optional<std::string> JobRegistry::jobOfProcess(pid_t pid) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, job] : jobs_)
+    for (const auto& [number, rank] : job.ranks)
+      if (rank.pid == pid) return id;
+  return std::nullopt;
 }
 
 JobRecord JobRegistry::snapshot(const Job& job) {

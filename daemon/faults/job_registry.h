@@ -44,6 +44,18 @@ struct RankRecord {
   int ending_signal = 0;       // its last report's (see RankEnding)
 };
 
+// How a job ended, as far as this daemon knows (the proto's JobEnd).
+enum class JobEnd { kRunning, kCompleted, kFailed, kCancelled, kAborted, kUnknown };
+std::string_view jobEndName(JobEnd end);
+
+// What a job asked nodekeeper for (srun --nk-*).
+struct JobSettings {
+  uint64_t power_budget_mw = 0;  // 0: none
+  std::string policy;
+  std::string tasks;  // "", "lossless" or "lossy"
+  bool debug = false;
+};
+
 struct JobRecord {
   std::string job_id;
   uid_t uid = 0;  // of its ranks' processes
@@ -55,6 +67,14 @@ struct JobRecord {
   // Its ranks here were ended by this signal (SIGINT, SIGTERM, SIGHUP):
   // cancelled, not faulty. 0 when not.
   int cancelled_by_signal = 0;
+  std::string program;  // of its first process here; "" when not known
+  int64_t end_ns = 0;   // 0 while it runs here (created_ns is its start)
+  JobEnd end = JobEnd::kRunning;
+  std::string end_detail;  // in a person's words: "exit 0", "cancelled by scancel (SIGTERM)"
+  double energy_j = 0;     // what this node's packages spent on it
+  std::string source = "mpi";  // who told this daemon of it: "mpi", "slurm"
+  JobSettings settings;
+  std::string nodes_from;  // "pmix", "mpi", "slurm"; "" before SetJobNodes
 };
 
 struct RankRegistration {
@@ -107,7 +127,12 @@ class JobRegistry {
   Status checkCaller(std::string_view job_id, std::optional<uint32_t> rank, pid_t caller_pid) const;
 
   // The job ended here as cancelled, by `signal`: true the first time.
-  bool markCancelled(std::string_view job_id, int signal);
+  // Also ends it as cancelled unless its end is known already.
+  bool markCancelled(std::string_view job_id, int signal, int64_t now_ns);
+  // Its end, as the first one to know tells it: true when this set it.
+  bool markEnded(std::string_view job_id, JobEnd end, std::string detail, int64_t now_ns);
+  // The job one of whose processes here is `pid`.
+  std::optional<std::string> jobOfProcess(pid_t pid) const;
 
   std::optional<JobRecord> job(std::string_view job_id) const;
   std::vector<JobRecord> list(std::optional<uid_t> only_uid = std::nullopt) const;

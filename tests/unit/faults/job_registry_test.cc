@@ -253,11 +253,40 @@ TEST_F(JobRegistryTest, ARanksEndingSignalIsItsLastReportsAndACancellationIsMark
   EXPECT_EQ(jobs.job("j")->ranks[0].ending_signal, 0);
 
   EXPECT_EQ(jobs.job("j")->cancelled_by_signal, 0);
-  EXPECT_TRUE(jobs.markCancelled("j", 2));
-  EXPECT_FALSE(jobs.markCancelled("j", 15));  // once: the first signal stays
+  EXPECT_TRUE(jobs.markCancelled("j", 2, 4000));
+  EXPECT_FALSE(jobs.markCancelled("j", 15, 5000));  // once: the first signal stays
   EXPECT_EQ(jobs.job("j")->cancelled_by_signal, 2);
   EXPECT_EQ(jobs.list()[0].cancelled_by_signal, 2);
-  EXPECT_FALSE(jobs.markCancelled("nope", 2));
+  EXPECT_EQ(jobs.job("j")->end, JobEnd::kCancelled);
+  EXPECT_EQ(jobs.job("j")->end_ns, 4000);
+  EXPECT_NE(jobs.job("j")->end_detail.find("SIGINT"), std::string::npos) << jobs.job("j")->end_detail;
+  EXPECT_FALSE(jobs.markCancelled("nope", 2, 4000));
+}
+
+TEST_F(JobRegistryTest, TheFirstToKnowAJobsEndTellsIt) {
+  JobRegistry jobs(processes_);
+  ASSERT_TRUE(jobs.registerRank(rank("j", 0, 1, 100)).ok());
+  EXPECT_EQ(jobs.job("j")->end, JobEnd::kRunning);
+  EXPECT_FALSE(jobs.markEnded("j", JobEnd::kRunning, "not an end", 10));
+  EXPECT_TRUE(jobs.markEnded("j", JobEnd::kAborted, "rank 0 aborted", 20));
+  EXPECT_FALSE(jobs.markEnded("j", JobEnd::kCompleted, "late", 30));
+  EXPECT_EQ(jobs.job("j")->end, JobEnd::kAborted);
+  EXPECT_EQ(jobs.job("j")->end_detail, "rank 0 aborted");
+  EXPECT_EQ(jobs.job("j")->end_ns, 20);
+  // A cancellation seen later keeps the signal but not the end.
+  EXPECT_TRUE(jobs.markCancelled("j", 15, 40));
+  EXPECT_EQ(jobs.job("j")->end, JobEnd::kAborted);
+  EXPECT_FALSE(jobs.markEnded("nope", JobEnd::kFailed, "", 10));
+  EXPECT_EQ(jobEndName(JobEnd::kCancelled), "cancelled");
+}
+
+TEST_F(JobRegistryTest, AProcessIsFoundInTheJobWhoseRankItIs) {
+  JobRegistry jobs(processes_);
+  ASSERT_TRUE(jobs.registerRank(rank("a", 0, 2, 100)).ok());
+  ASSERT_TRUE(jobs.registerRank(rank("b", 1, 2, 200)).ok());
+  EXPECT_EQ(jobs.jobOfProcess(100), "a");
+  EXPECT_EQ(jobs.jobOfProcess(200), "b");
+  EXPECT_EQ(jobs.jobOfProcess(300), std::nullopt);
 }
 
 }  // namespace
