@@ -383,6 +383,16 @@ void Daemon::buildTaskService() {
   recordings.graph_max_tasks = options_.task_graph_tasks;
   recordings.log_info = [](const std::string& message) { Logger::info(message); };
   recordings.log_warning = [](const std::string& message) { Logger::warning(message); };
+  // The real host's CPUs, on an emulated node too: what the builder would
+  // take time from is the programs running here.
+  recordings.host_cpu_use = [load = std::make_shared<HostCpuLoad>("/")]() -> std::optional<SpareCpuWatch::Sample> {
+    auto per_cpu = load->sample();
+    if (!per_cpu || per_cpu->empty()) return std::nullopt;
+    SpareCpuWatch::Sample sample;
+    sample.cpus = static_cast<double>(per_cpu->size());
+    for (double busy : *per_cpu) sample.busy_cpus += busy;
+    return sample;
+  };
   sessions_ = std::make_unique<SessionRegistry>(options_.state_dir / "recordings", std::move(recordings));
   // What an earlier run left past its age or over a quota goes now, not
   // at the first session.

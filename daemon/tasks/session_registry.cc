@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <set>
 #include <system_error>
 
@@ -15,6 +16,12 @@
 namespace nk {
 
 namespace {
+
+double threadCpuSeconds() {
+  timespec now{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
 
 // A recording being rewritten compressed, beside the original.
 // A rewrite in progress: ".compacting-session-3-pid42-uid1000.nkrec.part", a
@@ -69,12 +76,21 @@ void SessionRegistry::buildInBackground() {
   // Events per session per turn: sessions take turns, and the loop looks
   // for new sessions and for the stop now and then.
   constexpr size_t kEventsPerTurn = 64 * SessionGraph::kSliceEvents;
+  SpareCpuWatch spare_cpu;
+  std::chrono::steady_clock::time_point last_sample{};  // the first pass samples
+  double own_cpu_s = threadCpuSeconds();
   std::unique_lock lock(builder_mutex_);
   while (!stopping_) {
     const uint64_t queued_before = batches_queued_.load(std::memory_order_acquire);
     lock.unlock();
     bool built = false;
+    bool deferred = false;
+    const bool live_allowed = liveBuildAllowed(spare_cpu, last_sample, own_cpu_s);
     for (Session* s : all()) {
+      if (!live_allowed && s->graph.pending() && isLive(*s)) {
+        deferred = true;
+        continue;
+      }
       if (s->graph.pending()) {
         built = s->graph.build(kEventsPerTurn) > 0 || built;
         releaseIfDone(*s);
@@ -85,10 +101,35 @@ void SessionRegistry::buildInBackground() {
       }
     }
     lock.lock();
-    // Nothing was waiting, and nothing came since the pass began.
-    if (!built && batches_queued_.load(std::memory_order_acquire) == queued_before)
+    // Nothing was waiting, and nothing came since the pass began; or what
+    // came waits for spare CPU, looked for again after an interval.
+    if (!built && deferred)
+      builder_wake_.wait_for(lock, kSpareCpuInterval);
+    else if (!built && batches_queued_.load(std::memory_order_acquire) == queued_before)
       builder_wake_.wait_for(lock, std::chrono::seconds(1));
   }
+}
+
+bool SessionRegistry::isLive(Session& s) {
+  std::lock_guard lock(s.mutex);
+  return s.info.live;
+}
+
+bool SessionRegistry::liveBuildAllowed(SpareCpuWatch& watch, std::chrono::steady_clock::time_point& last_sample,
+                                       double& own_cpu_s_before) const {
+  if (!options_.host_cpu_use) return true;
+  const auto now = std::chrono::steady_clock::now();
+  const auto elapsed = now - last_sample;
+  if (elapsed < kSpareCpuInterval) return watch.spare();
+  std::optional<SpareCpuWatch::Sample> sample = options_.host_cpu_use();
+  const double own_cpu_s = threadCpuSeconds();
+  if (sample) {
+    sample->own_cpus = (own_cpu_s - own_cpu_s_before) / std::chrono::duration<double>(elapsed).count();
+    watch.observe(*sample);
+  }
+  last_sample = now;
+  own_cpu_s_before = own_cpu_s;
+  return !sample || watch.spare();
 }
 
 SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir)

@@ -26,6 +26,7 @@
 #include "taskgraph/zstd_frames.h"
 #include "tasks/recording_store.h"
 #include "tasks/session_graph.h"
+#include "tasks/spare_cpu_watch.h"
 
 namespace nk {
 
@@ -62,6 +63,12 @@ class SessionRegistry {
     bool build_in_background = true;
     // Tasks each live graph keeps in memory (TaskGraph's window); 0: all.
     size_t graph_max_tasks = 0;
+    // The host's CPUs and their use since the previous call (own_cpus
+    // unset). With it the builder takes live sessions only while the host
+    // has CPU to spare (SpareCpuWatch): on a busy node their graphs wait in
+    // the recording until the program ends, or until a reader looks (readers
+    // build what they look at). Unset or no answer: built whatever the load.
+    std::function<std::optional<SpareCpuWatch::Sample>()> host_cpu_use;
   };
 
   struct Info {
@@ -137,6 +144,12 @@ class SessionRegistry {
   // and its counts kept.
   void releaseIfDone(Session& s) const;
   void buildInBackground();
+  static bool isLive(Session& s);
+  // Whether the builder may take live sessions now; samples the host's CPU
+  // use once per kSpareCpuInterval at the most.
+  bool liveBuildAllowed(SpareCpuWatch& watch, std::chrono::steady_clock::time_point& last_sample,
+                        double& own_cpu_s_before) const;
+  static constexpr std::chrono::milliseconds kSpareCpuInterval{250};
   // New work for the builder (a batch, an ended session); nothing without one.
   void wakeBuilder();
   bool compactionDue(Session& s) const;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -370,6 +371,47 @@ TEST_F(SessionRegistryTest, PastThePendingBoundTheStreamBuildsItsOwnGraph) {
 
 TEST_F(SessionRegistryTest, TheBuilderThreadBuildsWithNobodyLooking) {
   SessionRegistry registry(dir_ / "recordings");
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+  for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
+  EXPECT_EQ(registry.pendingBatches(*id), 0u);
+}
+
+// A host whose CPUs are all busy (a program spinning on every core): the
+// builder leaves live graphs to readers and to the session's end.
+TEST_F(SessionRegistryTest, OnABusyHostTheBuilderWaitsForTheSessionsEnd) {
+  std::atomic<bool> busy{true};
+  std::atomic<int> asked{0};
+  SessionRegistry::Options options;
+  options.host_cpu_use = [&]() -> std::optional<SpareCpuWatch::Sample> {
+    ++asked;
+    return SpareCpuWatch::Sample{.cpus = 2, .busy_cpus = busy ? 2.0 : 0.2};
+  };
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+  // Several samples, each of them busy: the batch is still waiting.
+  for (int i = 0; i < 3000 && asked < 4; ++i) usleep(10'000);
+  ASSERT_GE(asked.load(), 4);
+  EXPECT_EQ(registry.pendingBatches(*id), 1u);
+  // A reader is not kept waiting: it builds what it looks at.
+  EXPECT_EQ(registry.info(*id)->tasks, 2u);
+
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(3))).ok());
+  registry.close(*id);
+  for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
+  EXPECT_EQ(registry.pendingBatches(*id), 0u);
+  EXPECT_EQ(registry.info(*id)->tasks, 4u);
+}
+
+TEST_F(SessionRegistryTest, WithCpuToSpareTheBuilderTakesLiveSessions) {
+  SessionRegistry::Options options;
+  options.host_cpu_use = []() -> std::optional<SpareCpuWatch::Sample> {
+    return SpareCpuWatch::Sample{.cpus = 2, .busy_cpus = 1.0};
+  };
+  SessionRegistry registry(dir_ / "recordings", options);
   auto id = registry.open(42, 1000, "prog");
   ASSERT_TRUE(id.ok());
   ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
