@@ -1,5 +1,7 @@
 #include "daemon_connection.h"
 
+#include <pthread.h>
+
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -152,6 +154,7 @@ DaemonConnection::~DaemonConnection() { stop(std::chrono::milliseconds(1000)); }
 void DaemonConnection::start() {
   if (auto mask = cpuMaskOf(0)) state_->affinity.setProcessMask(std::move(*mask));
   std::thread([state = state_] {
+    (void)pthread_setname_np(pthread_self(), "nk-daemon-link");
     state->run();
     std::lock_guard lock(state->mutex);
     state->done = true;

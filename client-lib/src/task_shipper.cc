@@ -1,5 +1,6 @@
 #include "task_shipper.h"
 
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -222,6 +223,7 @@ void TaskShipper::applyControl(const v1::TaskControl& control) {
 }
 
 void TaskShipper::readControls(Link& link) {
+  (void)pthread_setname_np(pthread_self(), "nk-task-control");
   v1::TaskControl control;
   while (link.stream->Read(&control)) applyControl(control);
   if (gate_.active()) {
@@ -261,6 +263,8 @@ void TaskShipper::sendReports(std::chrono::steady_clock::time_point now) {
 }
 
 void TaskShipper::run() {
+  // Named, so that `top -H` and perf tell the program's own threads from it.
+  (void)pthread_setname_np(pthread_self(), "nk-shipper");
   std::unique_lock lock(mutex_);
   while (true) {
     bool stopping = stopping_;
