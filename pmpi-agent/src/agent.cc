@@ -191,7 +191,7 @@ void Agent::initialized() {
     // Every rank of a job gets the same answers to these (the launcher's
     // environment, the job's size): they all take the same path.
     if (agent->pmix_ && agent->pmix_->jobSize() != world_size) {
-      why_not_pmix = "PMIx's job size differs from MPI_COMM_WORLD's";
+      why_not_pmix = "PMIx gives no job size, or another than MPI_COMM_WORLD's";
       agent->pmix_.reset();
     }
     if (agent->pmix_) {

@@ -487,6 +487,9 @@ void PmpiAgentTest::expectNodeListFrom(const std::string& expected_from) {
     // The job is PMIx's namespace either way (PMIX_NAMESPACE in the ranks).
     EXPECT_EQ(listed->job_id(), environmentOf(pids[0], "PMIX_NAMESPACE")) << listed->DebugString();
   }
+  // A busy node (NK_TEST_HOST_LOAD) answers late; that is no fault.
+  for (const DaemonProcess* d : {&node_a_, &node_b_})
+    for (const auto& f : faults(*d)) ADD_FAILURE() << "a fault in a healthy job: " << f.DebugString() << job.err();
   // Said (rank 0 only) when PMIx was not used.
   const std::string said = "learning the job's nodes with MPI_Allgather";
   const std::string err = job.err();
