@@ -66,6 +66,14 @@ std::unique_ptr<PmixJob> PmixJob::join(std::string* why) {
     *why = "no PMIx server (PMIX_NAMESPACE is not set)";
     return nullptr;
   }
+  // Only beside an MPI library that is in this same PMIx (Open MPI with
+  // the system's PMIx, MPICH built with it): one with a PMIx of its own
+  // would see a second client of its rank at its server, whose finalize
+  // the server could take for the rank's.
+  if (!PMIx_Initialized()) {
+    *why = "the MPI library did not initialise this process's PMIx (it has its own, or none)";
+    return nullptr;
+  }
   pmix_proc_t me;
   PMIX_PROC_CONSTRUCT(&me);
   pmix_status_t rc = PMIx_Init(&me, nullptr, 0);

@@ -18,8 +18,9 @@ namespace nk::pmpi {
 // program's MPI_COMM_WORLD.
 class PmixJob {
  public:
-  // nullptr, and `why`, when the rank runs under no PMIx server or PMIx
-  // does not take it (or the agent was built without PMIx).
+  // nullptr, and `why`, when the rank runs under no PMIx server, the MPI
+  // library is not in this process's PMIx, or PMIx does not take it (or
+  // the agent was built without PMIx).
   static std::unique_ptr<PmixJob> join(std::string* why);
   struct Key {
     explicit Key() = default;
