@@ -15,6 +15,7 @@
                        bucket counts, MPI_Alltoall of the send counts,
                        MPI_Alltoallv of the keys, then a local counting
                        rank of the keys received: seconds=X
+     init              MPI_Init alone, timed around it: ms_init=X
    ft and is check their results after the timed loop (MPI_Abort if wrong).
 
    Run on this machine (2 cores, as root) with:
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int g_rank, g_size;
 
@@ -351,15 +353,25 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int with_bytes = strcmp(mode, "pingpong") == 0 || strcmp(mode, "alltoall") == 0;
   int without_bytes = strcmp(mode, "ft") == 0 || strcmp(mode, "is") == 0;
+  int init_only = strcmp(mode, "init") == 0 && argc == 2;
   if (!(with_bytes && argc == 4 && parse_count(argv[2], &iters) && parse_count(argv[3], &bytes)) &&
-      !(without_bytes && argc == 3 && parse_count(argv[2], &iters))) {
-    fprintf(stderr, "usage: pmpi_bench_program pingpong N BYTES | alltoall N BYTES | ft N | is N\n");
+      !(without_bytes && argc == 3 && parse_count(argv[2], &iters)) && !init_only) {
+    fprintf(stderr, "usage: pmpi_bench_program pingpong N BYTES | alltoall N BYTES | ft N | is N | init\n");
     return 2;
   }
+  struct timespec before, after;
+  clock_gettime(CLOCK_MONOTONIC, &before);
   MPI_Init(&argc, &argv);
+  clock_gettime(CLOCK_MONOTONIC, &after);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  if (strcmp(mode, "pingpong") == 0) mode_pingpong(iters, bytes);
+  if (init_only) {
+    /* The slowest rank's MPI_Init: the agent's part of it (its daemon's
+       PeerInfo, the PMIx fence or the PMPI_Allgather) is collective. */
+    double mine = (double)(after.tv_sec - before.tv_sec) * 1e3 + (double)(after.tv_nsec - before.tv_nsec) / 1e6, slowest = 0;
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (g_rank == 0) printf("ms_init=%.3f\n", slowest);
+  } else if (strcmp(mode, "pingpong") == 0) mode_pingpong(iters, bytes);
   else if (strcmp(mode, "alltoall") == 0) mode_alltoall(iters, bytes);
   else if (strcmp(mode, "ft") == 0) mode_ft(iters);
   else mode_is(iters);

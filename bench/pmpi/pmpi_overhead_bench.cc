@@ -1,13 +1,14 @@
 // What the PMPI agent (libnodekeeper-pmpi.so) costs MPI programs: each
 // workload of pmpi_bench_program runs under mpirun with the agent off (no
 // LD_PRELOAD) and on (LD_PRELOAD, -x to every rank), interleaved (off, on,
-// off, on, ...) so that drifts in the machine's speed fall on both alike,
+// off, on, ..., in rounds of every workload) so that drifts in the
+// machine's speed fall on all alike,
 // and the table gives the medians, the time the agent adds (per value the
 // program prints, and per blocking MPI call of a rank), on/off and the
 // overhead in %. Goal: under 1% on ft and is, the NAS-shaped workloads
 // (pingpong and alltoall are the worst cases: nothing but MPI calls).
 //
-//   pmpi_overhead_bench [--runs N] [--np N] [--workloads pingpong,alltoall,ft,is]
+//   pmpi_overhead_bench [--runs N] [--np N] [--workloads pingpong,alltoall,ft,is,init,init-mpi]
 // --runs sets every workload's run count (default 10 for pingpong and
 // alltoall, 20 for ft and is); --np the ranks (default 4: this machine has
 // 2 cores, so mpirun oversubscribes, as the integration tests do).
@@ -45,6 +46,7 @@ struct Workload {
   std::string unit;               // of the value
   double calls;                   // blocking MPI calls of a rank the value covers
   int default_runs;
+  std::vector<std::string> agent_env = {};  // NAME=VALUE for the agent-on runs' ranks
 };
 
 // Iteration counts for a few minutes in all at the defaults on 2 cores;
@@ -58,6 +60,12 @@ const std::vector<Workload> kWorkloads = {
     {"ft", {"ft", "800"}, "seconds", "s", 800 * 2, 20},
     // Per iteration an allreduce, an alltoall and an alltoallv.
     {"is", {"is", "1200"}, "seconds", "s", 1200 * 3, 20},
+    // MPI_Init alone, the slowest rank's: the agent learns its job's nodes
+    // there, through PMIx under mpirun (init) or by its own PMPI_Allgather
+    // (init-mpi); "added" is the agent's whole cost at init, its daemon's
+    // PeerInfo included.
+    {"init", {"init"}, "ms_init", "ms", 1, 20},
+    {"init-mpi", {"init"}, "ms_init", "ms", 1, 20, {"NODEKEEPER_PMPI_PMIX=off"}},
 };
 
 double median(std::vector<double> v) {
@@ -97,7 +105,7 @@ std::string fmt(double v, const char* format) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* usage = "usage: pmpi_overhead_bench [--runs N] [--np N] [--workloads pingpong,alltoall,ft,is]";
+  const char* usage = "usage: pmpi_overhead_bench [--runs N] [--np N] [--workloads pingpong,alltoall,ft,is,init,init-mpi]";
   std::optional<int> runs;
   int np = 4;
   std::vector<Workload> workloads = kWorkloads;
@@ -170,15 +178,21 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<double>> values;
   int failures = 0;
   auto bench_start = std::chrono::steady_clock::now();
-  for (const Workload& w : workloads) {
-    int n = runs.value_or(w.default_runs);
-    const std::regex result(w.key + "=([0-9.eE+-]+)");
-    for (int run = 0; run < n; ++run)
+  // Rounds of every workload, so that drifts in the machine's speed fall on
+  // all of them alike too (init and init-mpi are compared with each other).
+  int rounds = 0;
+  for (const Workload& w : workloads) rounds = std::max(rounds, runs.value_or(w.default_runs));
+  for (int run = 0; run < rounds; ++run)
+    for (const Workload& w : workloads) {
+      if (run >= runs.value_or(w.default_runs)) continue;
+      const std::regex result(w.key + "=([0-9.eE+-]+)");
       for (bool agent : {false, true}) {
         if (agent && !with_agent) continue;
         std::vector<std::string> cmd = {"mpirun", "--oversubscribe", "-np", std::to_string(np), "--bind-to", "none",
                                         "--mca", "btl", "self,vader", "-x", "NODEKEEPER_SOCKET=" + socket};
         if (agent) cmd.insert(cmd.end(), {"-x", "LD_PRELOAD=" + lib});
+        if (agent)
+          for (const std::string& e : w.agent_env) cmd.insert(cmd.end(), {"-x", e});
         cmd.push_back(program);
         cmd.insert(cmd.end(), w.args.begin(), w.args.end());
         nk::test::ProcessResult r = nk::test::runProgram(cmd, std::nullopt, std::chrono::seconds(300));
@@ -191,7 +205,7 @@ int main(int argc, char** argv) {
         }
         values[w.name + (agent ? "/on" : "/off")].push_back(std::stod(m[1]));
       }
-  }
+    }
   double total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - bench_start).count();
   if (live_daemon) daemon.stop();
 
@@ -206,13 +220,19 @@ int main(int argc, char** argv) {
     const auto& on_runs = values[w.name + "/on"];
     double off = median(off_runs), on = median(on_runs);
     double added = on - off;
-    double per_call_us = added * (w.unit == "s" ? 1e6 : 1.0) / w.calls;
+    double per_call_us = added * (w.unit == "s" ? 1e6 : w.unit == "ms" ? 1e3 : 1.0) / w.calls;
     const char* value_format = w.unit == "s" ? "%.4f" : "%.2f";
     std::string counts = std::to_string(off_runs.size()) + "/" + std::to_string(on_runs.size());
     std::printf("%-9s %-13s %5s %12s %12s %12s %14s %8s %9s\n", w.name.c_str(), w.unit.c_str(), counts.c_str(),
                 fmt(off, value_format).c_str(), fmt(on, value_format).c_str(),
                 fmt(added, w.unit == "s" ? "%+.4f" : "%+.2f").c_str(), fmt(per_call_us, "%+.2f").c_str(),
                 fmt(on / off, "%.3f").c_str(), fmt((on / off - 1) * 100, "%+.1f%%").c_str());
+  }
+  if (values.count("init/on") && values.count("init-mpi/on")) {
+    double pmix = median(values["init/on"]) - median(values["init/off"]);
+    double mpi = median(values["init-mpi/on"]) - median(values["init-mpi/off"]);
+    std::printf("agent at MPI_Init, added ms: PMIx %s, Allgather %s, PMIx/Allgather %s\n", fmt(pmix, "%+.2f").c_str(),
+                fmt(mpi, "%+.2f").c_str(), fmt(pmix / mpi, "%.2f").c_str());
   }
   size_t done = 0;
   for (const auto& [key, v] : values) done += v.size();

@@ -114,7 +114,8 @@ grpc::Status FaultsServiceImpl::SetJobNodes(grpc::ServerContext* context, const 
   nodes.reserve(request->nodes_size());
   for (const auto& n : request->nodes())
     nodes.push_back({n.node(), n.endpoint(), std::vector<uint32_t>(n.ranks().begin(), n.ranks().end())});
-  if (Status s = jobs_.setNodes(request->job_id(), std::move(nodes), wallClockNs()); !s) return toGrpcStatus(s);
+  if (Status s = jobs_.setNodes(request->job_id(), std::move(nodes), wallClockNs(), request->source()); !s)
+    return toGrpcStatus(s);
   for (const auto& n : request->nodes()) network_.setEndpoint(n.node(), n.endpoint());
   coordinator_.jobNodesChanged(request->job_id());
   return grpc::Status::OK;

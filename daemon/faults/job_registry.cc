@@ -120,8 +120,12 @@ Status JobRegistry::registerRank(RankRegistration r, bool any_owner) {
   return {};
 }
 
-Status JobRegistry::setNodes(std::string_view job_id, std::vector<JobNodeRecord> nodes, int64_t now_ns) {
+Status JobRegistry::setNodes(std::string_view job_id, std::vector<JobNodeRecord> nodes, int64_t now_ns,
+                             std::string_view source) {
   if (job_id.empty()) return invalidArgument("job_id is empty");
+  if (!source.empty() && source != "pmix" && source != "mpi" && source != "slurm")
+    return invalidArgument("source " + singleQuoted(source.substr(0, kMaxIdBytes)) +
+                           " is not \"pmix\", \"mpi\" or \"slurm\" (where the node list came from)");
   if (nodes.empty()) return invalidArgument("nodes is empty: list the job's nodes with their ranks");
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(job_id);
@@ -172,6 +176,7 @@ Status JobRegistry::setNodes(std::string_view job_id, std::vector<JobNodeRecord>
                            list + ")");
   }
   it->second.record.nodes = std::move(nodes);
+  it->second.record.nodes_from = source;
   it->second.record.last_activity_ns = now_ns;
   return {};
 }

@@ -118,8 +118,10 @@ class JobRegistry {
   // only with `any_owner` (an admin).
   Status registerRank(RankRegistration registration, bool any_owner = false);
   // Checks that the nodes are named, have endpoints, and hold every rank of
-  // the job exactly once, then replaces the job's node list.
-  Status setNodes(std::string_view job_id, std::vector<JobNodeRecord> nodes, int64_t now_ns);
+  // the job exactly once, then replaces the job's node list. `source`: how
+  // it was learnt: "pmix", "mpi", "slurm" ("" when not said).
+  Status setNodes(std::string_view job_id, std::vector<JobNodeRecord> nodes, int64_t now_ns,
+                  std::string_view source = {});
   // `caller_pid`: when set, the rank must have been registered by it.
   Status recordProgress(ProgressUpdate update, std::optional<pid_t> caller_pid);
   // OK when `caller_pid` registered `rank` of the job, or with no rank given,

@@ -74,7 +74,8 @@ class EndingSignalsBlocked {
   sigset_t before_;
 };
 
-// What every rank tells every other at MPI_Init, in one PMPI_Allgather.
+// What every rank tells every other at MPI_Init, in one PMPI_Allgather,
+// when PMIx does not carry it.
 struct NodeRecord {
   char job[64];
   char node[64];
@@ -85,6 +86,54 @@ struct NodeRecord {
 void copyInto(char* out, size_t size, const std::string& s) {
   std::memset(out, 0, size);
   std::memcpy(out, s.data(), std::min(size - 1, s.size()));
+}
+
+// Rank 0's job id, whether this rank leads its node (the lowest rank of
+// its daemon) and, for a leader, the job's nodes with their ranks: each
+// node's leader gives its daemon the job's nodes, so that every daemon of
+// the job can ask the others how far their ranks got.
+JobLayout layoutFromAllgather(const std::string& job, const std::string& node, const std::string& endpoint,
+                              uint32_t world_rank, uint32_t world_size) {
+  NodeRecord mine{};
+  copyInto(mine.job, sizeof mine.job, job);
+  copyInto(mine.node, sizeof mine.node, node);
+  copyInto(mine.endpoint, sizeof mine.endpoint, endpoint);
+  mine.pid = static_cast<int32_t>(::getpid());
+  std::vector<NodeRecord> records(world_size);
+  PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+  JobLayout layout;
+  layout.nodes_from = "mpi";
+  layout.job_id.assign(records[0].job, strnlen(records[0].job, sizeof records[0].job));
+  for (uint32_t r = 0; r < world_rank; ++r)
+    if (std::strncmp(records[r].node, mine.node, sizeof mine.node) == 0 &&
+        std::strncmp(records[r].endpoint, mine.endpoint, sizeof mine.endpoint) == 0)
+      layout.node_leader = false;
+  if (!layout.node_leader) return layout;
+  std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> by_node;
+  for (uint32_t r = 0; r < world_size; ++r)
+    by_node[{std::string(records[r].node, strnlen(records[r].node, sizeof records[r].node)),
+             std::string(records[r].endpoint, strnlen(records[r].endpoint, sizeof records[r].endpoint))}]
+        .push_back(r);
+  for (auto& [key, ranks] : by_node) layout.nodes.push_back({key.first, key.second, std::move(ranks)});
+  return layout;
+}
+
+// The same through PMIx: the program's communicators carry nothing of
+// nodekeeper's. nullopt when the job's fence failed (every rank then
+// falls back alike).
+std::optional<JobLayout> layoutFromPmix(PmixJob& pmix, const PmixValues::PeerRecord& mine, uint32_t world_size,
+                                        bool verbose, std::string* why) {
+  auto exchanged = pmix.exchange(mine, world_size, why);
+  if (!exchanged) return std::nullopt;
+  if (!exchanged->problem.empty() && verbose)
+    say("nodekeeper-pmpi: rank " + std::to_string(mine.world_rank) + ": " + exchanged->problem +
+        (exchanged->node_leader && exchanged->nodes.empty() ? "; its node's daemon gets no node list from it" : ""));
+  JobLayout layout;
+  layout.nodes_from = "pmix";
+  layout.job_id = std::move(exchanged->job_id);
+  layout.node_leader = exchanged->node_leader;
+  layout.nodes = std::move(exchanged->nodes);
+  return layout;
 }
 
 // The agent stays until the process ends (threads may still be in a
@@ -131,39 +180,38 @@ void Agent::initialized() {
   DaemonLink::PeerInfo daemon = DaemonLink::peerInfo(socket, kPeerInfoTimeout);
   if (!daemon.node.empty()) agent->options_.node = daemon.node;
   const std::string endpoint = daemon.endpoint.empty() ? "unix:" + socket : daemon.endpoint;
-  NodeRecord mine{};
   std::string job = agent->options_.job_id.empty() ? agent->options_.node + "-" + std::to_string(::getpid())
                                                    : agent->options_.job_id;
-  copyInto(mine.job, sizeof mine.job, job);
-  copyInto(mine.node, sizeof mine.node, agent->options_.node);
-  copyInto(mine.endpoint, sizeof mine.endpoint, endpoint);
-  mine.pid = static_cast<int32_t>(::getpid());
-  std::vector<NodeRecord> records(static_cast<size_t>(agent->world_size_));
-  PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
-  // Rank 0's id names the job on every rank.
-  std::string job_id(records[0].job, strnlen(records[0].job, sizeof records[0].job));
-  bool node_leader = true;  // the lowest rank on its node
-  for (int r = 0; r < agent->world_rank_; ++r)
-    if (std::strncmp(records[static_cast<size_t>(r)].node, mine.node, sizeof mine.node) == 0 &&
-        std::strncmp(records[static_cast<size_t>(r)].endpoint, mine.endpoint, sizeof mine.endpoint) == 0)
-      node_leader = false;
-  std::vector<JobNodeEntry> nodes;
-  // Each node's lowest rank gives its daemon the job's nodes: every
-  // daemon of the job can then ask the others how far their ranks got.
-  if (node_leader) {
-    std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> by_node;
-    for (size_t r = 0; r < records.size(); ++r)
-      by_node[{std::string(records[r].node, strnlen(records[r].node, sizeof records[r].node)),
-               std::string(records[r].endpoint, strnlen(records[r].endpoint, sizeof records[r].endpoint))}]
-          .push_back(static_cast<uint32_t>(r));
-    for (auto& [key, ranks] : by_node) nodes.push_back({key.first, key.second, std::move(ranks)});
+  const uint32_t world_rank = static_cast<uint32_t>(agent->world_rank_);
+  const uint32_t world_size = static_cast<uint32_t>(agent->world_size_);
+  std::optional<JobLayout> layout;
+  std::string why_not_pmix = "NODEKEEPER_PMPI_PMIX=off";
+  if (agent->options_.use_pmix) {
+    agent->pmix_ = PmixJob::join(&why_not_pmix);
+    // Every rank of a job gets the same answers to these (the launcher's
+    // environment, the job's size): they all take the same path.
+    if (agent->pmix_ && agent->pmix_->jobSize() != world_size) {
+      why_not_pmix = "PMIx gives no job size, or another than MPI_COMM_WORLD's";
+      agent->pmix_.reset();
+    }
+    if (agent->pmix_) {
+      if (agent->options_.job_id.empty()) job = agent->pmix_->nspace();
+      layout = layoutFromPmix(*agent->pmix_, {job, world_rank, agent->options_.node, endpoint}, world_size,
+                              agent->options_.verbose, &why_not_pmix);
+      if (!layout) agent->pmix_.reset();
+    }
+  }
+  if (!layout) {
+    if (agent->options_.verbose && world_rank == 0)
+      say("nodekeeper-pmpi: learning the job's nodes with MPI_Allgather: " + why_not_pmix);
+    layout = layoutFromAllgather(job, agent->options_.node, endpoint, world_rank, world_size);
   }
   agent->openLog();
   Agent* raw = agent.get();
   agent->link_ = std::make_unique<DaemonLink>(socket, agent->options_.heartbeat, [raw] { return raw->progress(); });
-  agent->link_->start({job_id, static_cast<uint32_t>(agent->world_rank_), static_cast<uint32_t>(agent->world_size_),
-                       agent->options_.node, endpoint, mine.pid},
-                      std::move(nodes), node_leader);
+  agent->link_->start({layout->job_id, world_rank, world_size, agent->options_.node, endpoint,
+                       static_cast<int32_t>(::getpid())},
+                      std::move(layout->nodes), layout->nodes_from, layout->node_leader);
   agent->watchdog_ = std::thread([raw] { raw->watchdog(); });
   // The daemon takes a rank that ends by one of these for a cancelled job,
   // not a crash.
@@ -184,6 +232,8 @@ void Agent::finalizing() {
   agent->ending_.reset();
   agent->stopWatchdog();
   if (agent->link_) agent->link_->stop(std::chrono::milliseconds(1000), true);
+  // Its PMIx_Init's match, while the MPI library's still holds PMIx.
+  agent->pmix_.reset();
 }
 
 std::optional<size_t> Agent::watch(const Call& call) {

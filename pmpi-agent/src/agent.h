@@ -22,6 +22,7 @@
 #include "deadline_policy.h"
 #include "deadline_watch.h"
 #include "ending_signals.h"
+#include "pmix_job.h"
 #include "wire/message_log.h"
 #include "request_registry.h"
 
@@ -50,8 +51,9 @@ class Agent {
   // Null before MPI_Init and after MPI_Finalize, and when the agent is off:
   // the wrappers then call PMPI straight through.
   static Agent* active() { return active_.load(std::memory_order_acquire); }
-  // Right after a successful PMPI_Init / PMPI_Init_thread (collective: one
-  // PMPI_Allgather of the ranks' nodes).
+  // Right after a successful PMPI_Init / PMPI_Init_thread. Collective: the
+  // ranks exchange their daemons through PMIx (PMIx_Fence) when they run
+  // under a PMIx server, else in one PMPI_Allgather.
   static void initialized();
   // Right before PMPI_Finalize.
   static void finalizing();
@@ -151,6 +153,7 @@ class Agent {
   size_t log_size_ = 0;
   std::string log_path_;
   std::unique_ptr<DaemonLink> link_;
+  std::unique_ptr<PmixJob> pmix_;  // while the agent is in PMIx
   // Set after link_ and reset before it: its reports go through the link.
   std::unique_ptr<EndingSignals> ending_;
   std::atomic<const char*> current_operation_{nullptr};

@@ -30,6 +30,8 @@ void milliseconds(const char* (*getenv)(const char*), const char* name, long low
 AgentOptions AgentOptions::fromEnvironment(const char* (*getenv)(const char*)) {
   AgentOptions o;
   if (const char* v = getenv("NODEKEEPER_PMPI"); v && std::string(v) == "off") o.enabled = false;
+  if (const char* v = getenv("NODEKEEPER_PMPI_PMIX"); v && std::string(v) == "off") o.use_pmix = false;
+  if (const char* v = getenv("NODEKEEPER_PMPI_VERBOSE"); v && *v && std::string(v) != "0") o.verbose = true;
   if (const char* v = getenv("NODEKEEPER_SOCKET"); v && *v) o.socket_path = v;
   if (const char* v = getenv("NODEKEEPER_NODE"); v && *v) {
     o.node = v;

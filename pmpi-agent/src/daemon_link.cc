@@ -51,7 +51,9 @@ DaemonLink::DaemonLink(std::string socket_path, std::chrono::milliseconds heartb
 
 DaemonLink::~DaemonLink() { stop(std::chrono::milliseconds(500)); }
 
-void DaemonLink::start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes, bool speaks) {
+void DaemonLink::start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes, std::string nodes_from,
+                       bool speaks) {
+  nodes_from_ = std::move(nodes_from);
   speaks_ = speaks;
   registration_ = std::move(registration);
   job_nodes_ = std::move(job_nodes);
@@ -157,6 +159,7 @@ bool DaemonLink::connected() {
   if (!job_nodes_.empty()) {
     v1::SetJobNodesRequest nodes;
     nodes.set_job_id(registration_.job_id);
+    nodes.set_source(nodes_from_);
     for (const JobNodeEntry& n : job_nodes_) {
       v1::JobNode* node = nodes.add_nodes();
       node->set_node(n.node);

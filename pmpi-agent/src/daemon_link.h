@@ -32,6 +32,13 @@ struct JobNodeEntry {
   std::string node, endpoint;
   std::vector<uint32_t> ranks;
 };
+// What a rank learns of its job at MPI_Init.
+struct JobLayout {
+  std::string job_id;  // rank 0's
+  bool node_leader = true;  // the lowest rank of its node's daemon
+  std::vector<JobNodeEntry> nodes;  // given by node leaders only
+  std::string nodes_from;  // "pmix" or "mpi" (a PMPI_Allgather)
+};
 struct SymptomReport {
   enum class Kind { kResponseTimeout, kMpiError };
   Kind kind = Kind::kResponseTimeout;
@@ -68,7 +75,8 @@ class DaemonLink {
 
   // `speaks`: this rank says on stderr what happens to the link (the
   // lowest rank of each node does, so a job says it once per node).
-  void start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes, bool speaks);
+  // `nodes_from`: how the node list was learnt ("pmix", "mpi").
+  void start(RankRegistration registration, std::vector<JobNodeEntry> job_nodes, std::string nodes_from, bool speaks);
   // Queued (at most a thousand waiting; more are counted and dropped).
   void report(SymptomReport symptom);
   // A progress report now, out of turn (the rank is ending by a signal):
@@ -102,6 +110,7 @@ class DaemonLink {
   const std::function<ProgressSnapshot()> progress_;
   RankRegistration registration_;
   std::vector<JobNodeEntry> job_nodes_;
+  std::string nodes_from_;
   std::unique_ptr<Rpc> rpc_;
   std::thread thread_;
   std::mutex mutex_;

@@ -24,6 +24,7 @@
 #include "nodekeeper/v1/faults.grpc.pb.h"
 #include "testlib/background_program.h"
 #include "testlib/daemon_process.h"
+#include "testlib/files.h"
 #include "testlib/run_program.h"
 #include "testlib/temp_dir.h"
 #include "testlib/test_env.h"
@@ -66,6 +67,7 @@ class PmpiAgentTest : public ::testing::Test {
         part.insert(part.end(), {"-x", "NODEKEEPER_SOCKET=" + socket, "-x",
                                  "NODEKEEPER_NODE=" + name, "-x", "NODEKEEPER_PMPI_DEADLINE_MS=" + std::to_string(deadline_ms_), "-x",
                                  "NODEKEEPER_PMPI_HEARTBEAT_MS=100"});
+        for (const std::string& e : extra_env_) part.insert(part.end(), {"-x", e});
       }
       part.push_back(executable);
       part.insert(part.end(), program.begin(), program.end());
@@ -171,10 +173,12 @@ class PmpiAgentTest : public ::testing::Test {
   // Rank 3 stopped while running `mode` ("hang" or "ihang"): the first
   // response timeout a rank on node a reports.
   std::optional<v1::Symptom> firstTimeoutWithRankThreeStopped(const std::string& mode, int64_t* stopped_ns);
+  void expectNodeListFrom(const std::string& expected_from);
 
   TempDir dir_{"pmpi", TempDir::Access::kShared};
   DaemonProcess node_a_, node_b_;
   int deadline_ms_ = 1000;  // NODEKEEPER_PMPI_DEADLINE_MS of the next mpirun()
+  std::vector<std::string> extra_env_;  // NAME=VALUE for the ranks of the next mpirun()
 };
 
 std::map<int, std::string> checksums(const std::string& out) {
@@ -431,6 +435,75 @@ TEST_F(PmpiAgentTest, SigtermToTheRanksCancelsTheJobWithoutAFault) {
   EXPECT_EQ(cancelledBy(node_a_), SIGTERM) << node_a_.lastError();
   EXPECT_EQ(cancelledBy(node_b_), SIGTERM) << node_b_.lastError();
   expectNoFaultAfterTheCancellation(job.err());
+}
+
+// `name`'s value in the environment of process `pid`; "" when unset.
+std::string environmentOf(pid_t pid, const std::string& name) {
+  const std::string env = readFile("/proc/" + std::to_string(pid) + "/environ");
+  const std::string prefix = name + "=";
+  for (size_t at = 0; at < env.size();) {
+    size_t end = env.find('\0', at);
+    if (end == std::string::npos) end = env.size();
+    if (env.compare(at, prefix.size(), prefix) == 0) return env.substr(at + prefix.size(), end - at - prefix.size());
+    at = end + 1;
+  }
+  return "";
+}
+
+// What the running ranks' own environments say (mpirun sets
+// OMPI_COMM_WORLD_RANK, the test NODEKEEPER_NODE per node): node -> ranks.
+std::map<std::string, std::set<uint32_t>> nodesFromEnvironments(const std::vector<pid_t>& pids) {
+  std::map<std::string, std::set<uint32_t>> out;
+  for (pid_t pid : pids) {
+    std::string node = environmentOf(pid, "NODEKEEPER_NODE"), rank = environmentOf(pid, "OMPI_COMM_WORLD_RANK");
+    if (!node.empty() && !rank.empty()) out[node].insert(static_cast<uint32_t>(std::stoul(rank)));
+  }
+  return out;
+}
+
+void PmpiAgentTest::expectNodeListFrom(const std::string& expected_from) {
+  extra_env_.push_back("NODEKEEPER_PMPI_VERBOSE=1");
+  BackgroundProgram job;
+  ASSERT_TRUE(startLongJob(job)) << job.err();
+  std::vector<pid_t> pids = rankPids(node_a_), pids_b = rankPids(node_b_);
+  pids.insert(pids.end(), pids_b.begin(), pids_b.end());
+  const auto oracle = nodesFromEnvironments(pids);
+  ASSERT_EQ(oracle.size(), 2u);
+  for (const DaemonProcess* d : {&node_a_, &node_b_}) {
+    std::optional<v1::Job> listed;
+    for (int i = 0; i < 400 && !listed; ++i) {
+      for (const auto& j : jobs(*d))
+        if (j.nodes_size() > 0) listed = j;
+      if (!listed) std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_TRUE(listed) << job.err();
+    EXPECT_EQ(listed->nodes_from(), expected_from) << listed->DebugString() << job.err();
+    std::map<std::string, std::set<uint32_t>> nodes;
+    for (const auto& n : listed->nodes()) {
+      EXPECT_EQ(n.endpoint(), "unix:" + (n.node() == "a" ? node_a_ : node_b_).socket().string());
+      nodes[n.node()].insert(n.ranks().begin(), n.ranks().end());
+    }
+    EXPECT_EQ(nodes, oracle) << listed->DebugString();
+    // The job is PMIx's namespace either way (PMIX_NAMESPACE in the ranks).
+    EXPECT_EQ(listed->job_id(), environmentOf(pids[0], "PMIX_NAMESPACE")) << listed->DebugString();
+  }
+  // A busy node (NK_TEST_HOST_LOAD) answers late; that is no fault.
+  for (const DaemonProcess* d : {&node_a_, &node_b_})
+    for (const auto& f : faults(*d)) ADD_FAILURE() << "a fault in a healthy job: " << f.DebugString() << job.err();
+  // Said (rank 0 only) when PMIx was not used.
+  const std::string said = "learning the job's nodes with MPI_Allgather";
+  const std::string err = job.err();
+  EXPECT_EQ(err.find(said) != std::string::npos, expected_from == "mpi") << err;
+  EXPECT_EQ(err.find(said), err.rfind(said)) << err;
+  ASSERT_EQ(::kill(job.pid(), SIGINT), 0);
+  EXPECT_NE(job.wait(60s), -1);
+}
+
+TEST_F(PmpiAgentTest, UnderMpirunTheNodeListComesFromPmix) { expectNodeListFrom("pmix"); }
+
+TEST_F(PmpiAgentTest, WithPmixOffTheNodeListComesFromTheAgentsAllgather) {
+  extra_env_ = {"NODEKEEPER_PMPI_PMIX=off"};
+  expectNodeListFrom("mpi");
 }
 
 // A crash stays a crash: SIGSEGV in rank 3 while the others run is a

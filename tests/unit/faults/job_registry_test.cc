@@ -163,6 +163,19 @@ TEST_F(JobRegistryTest, SetNodesChecksEveryRankIsOnExactlyOneNode) {
   EXPECT_EQ(job->last_activity_ns, 2);
 }
 
+TEST_F(JobRegistryTest, TheNodeListKeepsWhereItCameFrom) {
+  JobRegistry jobs(processes_);
+  ASSERT_TRUE(jobs.registerRank(rank("j", 0, 4, 100)).ok());
+  EXPECT_EQ(jobs.job("j")->nodes_from, "");
+  ASSERT_TRUE(jobs.setNodes("j", twoNodes(), 1, "pmix").ok());
+  EXPECT_EQ(jobs.job("j")->nodes_from, "pmix");
+  EXPECT_EQ(errorOf(jobs.setNodes("j", twoNodes(), 2, "carrier pigeon")),
+            "source 'carrier pigeon' is not \"pmix\", \"mpi\" or \"slurm\" (where the node list came from)");
+  EXPECT_EQ(jobs.job("j")->nodes_from, "pmix");  // nothing half-applied
+  ASSERT_TRUE(jobs.setNodes("j", twoNodes(), 3, "mpi").ok());
+  EXPECT_EQ(jobs.job("j")->nodes_from, "mpi");
+}
+
 TEST_F(JobRegistryTest, ProgressIsRecordedForTheRanksOwnProcess) {
   JobRegistry jobs(processes_);
   ASSERT_TRUE(jobs.registerRank(rank("j", 0, 4, 100)).ok());

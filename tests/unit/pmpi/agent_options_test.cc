@@ -41,6 +41,15 @@ TEST(AgentOptions, JobIdPrefersTheOverrideThenTheLauncher) {
   EXPECT_FALSE(with({}).node.empty());  // the host name
 }
 
+TEST(AgentOptions, PmixIsUsedUnlessTurnedOff) {
+  EXPECT_TRUE(with({}).use_pmix);
+  EXPECT_FALSE(with({}).verbose);
+  EXPECT_FALSE(with({{"NODEKEEPER_PMPI_PMIX", "off"}}).use_pmix);
+  EXPECT_TRUE(with({{"NODEKEEPER_PMPI_PMIX", "on"}}).use_pmix);
+  EXPECT_TRUE(with({{"NODEKEEPER_PMPI_VERBOSE", "1"}}).verbose);
+  EXPECT_FALSE(with({{"NODEKEEPER_PMPI_VERBOSE", "0"}}).verbose);
+}
+
 TEST(AgentOptions, BadValuesWarnAndKeepDefaults) {
   auto o = with({{"NODEKEEPER_PMPI_DEADLINE_MS", "soon"}, {"NODEKEEPER_PMPI_HEARTBEAT_MS", "1"}, {"NODEKEEPER_PMPI", "off"}});
   EXPECT_FALSE(o.enabled);

@@ -34,7 +34,7 @@ TEST(DaemonLinkTest, WithoutADaemonTheLinkWaitsInsteadOfSpinning) {
     ++progress_calls;
     return ProgressSnapshot{};
   });
-  link.start(RankRegistration{"job", 0, 1, "node", "unix:/nonexistent", 1}, {}, false);
+  link.start(RankRegistration{"job", 0, 1, "node", "unix:/nonexistent", 1}, {}, "mpi", false);
   SymptomReport symptom;
   symptom.operation = "MPI_Recv";
   link.report(symptom);  // queued for a daemon that never comes: no busy loop either
@@ -53,7 +53,7 @@ TEST(DaemonLinkTest, WithoutADaemonTheLinkWaitsInsteadOfSpinning) {
 TEST(DaemonLinkTest, AnOutOfTurnReportWithoutADaemonIsNotSent) {
   DaemonLink link("/nonexistent/nodekeeperd.sock", std::chrono::milliseconds(100000), [] { return ProgressSnapshot{}; });
   EXPECT_FALSE(link.reportProgressNow(std::chrono::milliseconds(100)));  // not started: nothing to ask
-  link.start(RankRegistration{"job", 0, 1, "node", "unix:/nonexistent", 1}, {}, false);
+  link.start(RankRegistration{"job", 0, 1, "node", "unix:/nonexistent", 1}, {}, "mpi", false);
   EXPECT_FALSE(link.reportProgressNow(std::chrono::seconds(600)));  // would hang the test if it waited
   link.stop(std::chrono::milliseconds(100));
   EXPECT_FALSE(link.reportProgressNow(std::chrono::milliseconds(100)));
@@ -144,7 +144,7 @@ TEST_F(SlowDaemonTest, LateAnswersAreRetriedQuietly) {
   StderrCapture stderr_text;
   DaemonLink link(socket_, std::chrono::milliseconds(50), [] { return ProgressSnapshot{}; },
                   std::chrono::milliseconds(20000));
-  link.start(RankRegistration{"job", 0, 1, "node", "unix:" + socket_, 1}, {}, true);
+  link.start(RankRegistration{"job", 0, 1, "node", "unix:" + socket_, 1}, {}, "mpi", true);
   ASSERT_TRUE(waitUntil([&] { return service_.progress_answered > 0; }, std::chrono::seconds(20)));
   service_.delay_ms = 1500;
   const int before = service_.progress_answered;
@@ -163,7 +163,7 @@ TEST_F(SlowDaemonTest, ADaemonSilentForQuietForIsSaidLostOnce) {
   StderrCapture stderr_text;
   DaemonLink link(socket_, std::chrono::milliseconds(50), [] { return ProgressSnapshot{}; },
                   std::chrono::milliseconds(1500));
-  link.start(RankRegistration{"job", 0, 1, "node", "unix:" + socket_, 1}, {}, true);
+  link.start(RankRegistration{"job", 0, 1, "node", "unix:" + socket_, 1}, {}, "mpi", true);
   ASSERT_TRUE(waitUntil([&] { return service_.progress_answered > 0; }, std::chrono::seconds(20)));
   service_.delay_ms = 2000;
   ASSERT_TRUE(waitUntil([&] { return stderr_text.text().find("lost") != std::string::npos; }, std::chrono::seconds(30)));
@@ -179,7 +179,7 @@ TEST_F(SlowDaemonTest, AGoneDaemonIsSaidLostWithoutWaiting) {
   StderrCapture stderr_text;
   DaemonLink link(socket_, std::chrono::milliseconds(50), [] { return ProgressSnapshot{}; },
                   std::chrono::milliseconds(600000));
-  link.start(RankRegistration{"job", 0, 1, "node", "unix:" + socket_, 1}, {}, true);
+  link.start(RankRegistration{"job", 0, 1, "node", "unix:" + socket_, 1}, {}, "mpi", true);
   ASSERT_TRUE(waitUntil([&] { return service_.progress_answered > 0; }, std::chrono::seconds(20)));
   server_->Shutdown(std::chrono::system_clock::now());
   server_.reset();
