@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nodekeeper/v1/apps.grpc.pb.h"
+#include "nodekeeper/v1/faults.grpc.pb.h"
 #include "nodekeeper/v1/node.grpc.pb.h"
 #include "testlib/background_program.h"
 #include "testlib/daemon_fixture.h"
@@ -45,6 +46,7 @@ class EnergyAttributionTest : public DaemonFixture {
     DaemonFixture::SetUp();
     apps_ = v1::AppsService::NewStub(channel_);
     node_ = v1::NodeService::NewStub(channel_);
+    faults_ = v1::FaultsService::NewStub(channel_);
   }
 
   std::vector<std::string> probeCommand(const std::string& stop_file) {
@@ -93,9 +95,10 @@ class EnergyAttributionTest : public DaemonFixture {
 
   std::unique_ptr<v1::AppsService::Stub> apps_;
   std::unique_ptr<v1::NodeService::Stub> node_;
+  std::unique_ptr<v1::FaultsService::Stub> faults_;
 };
 
-TEST_F(EnergyAttributionTest, TwoProgramsJoulesAddUpToThePackagesEnergyAndOutliveThem) {
+TEST_F(EnergyAttributionTest, TwoProgramsJoulesAddUpToThePackagesEnergyAndOutliveThemAndTheirJob) {
   const std::string stop = (dir_ / "stop").string();
   BackgroundProgram first, second;
   ASSERT_TRUE(first.start(probeCommand(stop), dir_ / "first.out", dir_ / "first.err"));
@@ -110,6 +113,22 @@ TEST_F(EnergyAttributionTest, TwoProgramsJoulesAddUpToThePackagesEnergyAndOutliv
       },
       60s))
       << first.err() << second.err();
+
+  // The first program is rank 0 of a job (the test is root: an admin may
+  // register another process); its joules from here on are the job's too.
+  {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    v1::RegisterRankRequest request;
+    request.set_job_id("energy-job");
+    request.set_rank(0);
+    request.set_size(1);
+    request.set_node("n1");
+    request.set_pid(first_pid);
+    v1::RegisterRankResponse reply;
+    grpc::Status status = faults_->RegisterRank(&context, request, &reply);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
 
   auto start = listApps(false);
   ASSERT_TRUE(start);
@@ -167,6 +186,22 @@ TEST_F(EnergyAttributionTest, TwoProgramsJoulesAddUpToThePackagesEnergyAndOutliv
     EXPECT_GT(app.start_ns(), 0);
   }
 
+  // The job has the first program's joules since it joined, and its name.
+  v1::JobList jobs;
+  {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    v1::ListJobsRequest request;
+    request.set_job_id("energy-job");
+    ASSERT_TRUE(faults_->ListJobs(&context, request, &jobs).ok());
+  }
+  ASSERT_EQ(jobs.jobs_size(), 1);
+  EXPECT_GE(jobs.jobs(0).energy_j(), first_j);
+  EXPECT_LE(jobs.jobs(0).energy_j(), energyOf(*ended, first_pid) + 1e-6);
+  EXPECT_EQ(jobs.jobs(0).program(), "omp_probe_clang");
+  for (const auto& app : ended->apps())
+    EXPECT_EQ(app.job_id(), app.pid() == first_pid ? "energy-job" : "") << app.pid();
+
   // And the CLI lists them.
   ProcessResult cli = runProgram({envOr("NK_CLI"), "--socket", daemon_.socket().string(), "apps", "--ended", "--json"});
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
@@ -177,6 +212,13 @@ TEST_F(EnergyAttributionTest, TwoProgramsJoulesAddUpToThePackagesEnergyAndOutliv
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_NE(cli.out.find("ENERGY"), std::string::npos) << cli.out;
   EXPECT_NE(cli.out.find(std::to_string(first_pid)), std::string::npos) << cli.out;
+  cli = runProgram({envOr("NK_CLI"), "--socket", daemon_.socket().string(), "jobs", "--job", "energy-job"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_NE(cli.out.find("omp_probe_clang"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("ENERGY"), std::string::npos) << cli.out;
+  cli = runProgram({envOr("NK_CLI"), "--socket", daemon_.socket().string(), "jobs", "--job", "no-such-job"});
+  EXPECT_NE(cli.exit_code, 0) << cli.out;
+  EXPECT_NE(cli.err.find("no job 'no-such-job'"), std::string::npos) << cli.err;
 }
 
 }  // namespace
