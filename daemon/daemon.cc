@@ -372,11 +372,9 @@ void Daemon::startEnergyManager() {
   // reports alone while it drives the node (host load is off then): other
   // processes on the host used no emulated core.
   energy.attribute_foreign_use = !options_.emulate;
-  energy.charge_job = [jobs = jobs_.get()](pid_t pid, const std::string& program, double joules) -> std::string {
-    auto job = jobs->jobOfProcess(pid);
-    if (!job) return {};
-    jobs->addEnergy(*job, joules, program);
-    return *job;
+  energy.job_of_process = [jobs = jobs_.get()](pid_t pid) { return jobs->jobOfProcess(pid).value_or(""); };
+  energy.charge_job = [jobs = jobs_.get()](const std::string& job, const std::string& program, double joules) {
+    jobs->addEnergy(job, joules, program);
   };
   energy.log_info = [](const std::string& message) { Logger::info(message); };
   energy.log_warning = [](const std::string& message) { Logger::warning(message); };

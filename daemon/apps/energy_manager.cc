@@ -225,7 +225,7 @@ void EnergyManager::step(bool dct) {
   auto telemetry = telemetryForStep(dct);
   if (!telemetry) return;
   Measurement measured = measureApps(apps, *telemetry);
-  attributeEnergy(apps, measured, *telemetry);
+  attributeEnergy(apps, measured, *telemetry, dct);
   Decisions decisions = decide(apps, measured, dct);
   steerCores(decisions.cores);
   releaseThreadsExcept(decisions.decided_tids);
@@ -285,7 +285,7 @@ EnergyManager::Measurement EnergyManager::measureApps(const std::vector<AppRecor
 }
 
 void EnergyManager::attributeEnergy(const std::vector<AppRecord>& apps, const Measurement& measured,
-                                    const TelemetrySample& telemetry) {
+                                    const TelemetrySample& telemetry, bool dct) {
   std::vector<PackageCounter> counters;
   counters.reserve(telemetry.packages.size());
   for (const auto& package : telemetry.packages)
@@ -302,10 +302,18 @@ void EnergyManager::attributeEnergy(const std::vector<AppRecord>& apps, const Me
     for (size_t c = 0; c < measured.foreign_load.size(); ++c)
       other_cpu_s[package_of_core[c]] += measured.foreign_load[c] * measured.interval_s;
   EnergySplit split = attribution_.account(telemetry.seq, counters, uses, other_cpu_s);
+  std::erase_if(job_of_app_, [&](const auto& entry) {
+    return std::none_of(apps.begin(), apps.end(), [&](const AppRecord& app) { return app.id == entry.first; });
+  });
+  if (options_.job_of_process)
+    for (const AppRecord& app : apps)
+      if (dct || !job_of_app_.contains(app.id)) job_of_app_[app.id] = options_.job_of_process(app.pid);
   for (const auto& [app_id, joules] : split.app_j) {
     auto app = std::find_if(apps.begin(), apps.end(), [&](const AppRecord& a) { return a.id == app_id; });
     if (app == apps.end()) continue;
-    std::string job = options_.charge_job ? options_.charge_job(app->pid, app->name, joules) : std::string();
+    auto known = job_of_app_.find(app_id);
+    const std::string job = known != job_of_app_.end() ? known->second : std::string();
+    if (!job.empty() && options_.charge_job) options_.charge_job(job, app->name, joules);
     apps_.chargeEnergy(app_id, joules, job);
   }
   apps_.setEnergyTotals({telemetry.node_energy_j, attribution_.packagesJ(), attribution_.unattributedJ()});

@@ -61,9 +61,12 @@ class EnergyManager {
     // package's energy from the apps (EnergyAttribution). False on an
     // emulated node, whose packages only the app loads it reports drive.
     bool attribute_foreign_use = true;
-    // Charges the job that process `pid` belongs to (named by `program`
-    // when it has no name yet); returns the job id, "" for none.
-    std::function<std::string(pid_t pid, const std::string& program, double joules)> charge_job;
+    // The job process `pid` belongs to ("" for none), asked at DCT steps
+    // and for an app not seen before: a process may join a job after it
+    // registered, but the lookup need not run at every DVFS step.
+    std::function<std::string(pid_t pid)> job_of_process;
+    // Adds joules to a job (named by `program` when it has no name yet).
+    std::function<void(const std::string& job, const std::string& program, double joules)> charge_job;
     // Emulated node: the load of app threads on each core drives the model.
     std::function<void(uint32_t core, double utilisation)> report_core_load;
     // Called when the first app arrives and after the last one left.
@@ -129,7 +132,7 @@ class EnergyManager {
   // Splits the packages' energy since the previous step over the apps
   // (EnergyAttribution) and charges them and their jobs.
   void attributeEnergy(const std::vector<AppRecord>& apps, const Measurement& measured,
-                       const TelemetrySample& telemetry);
+                       const TelemetrySample& telemetry, bool dct);
   std::map<std::string, std::vector<size_t>> groupByPolicy(const std::vector<AppRecord>& apps) const;
   // Made on first use; nullptr (warned once) for a policy that cannot be made.
   EnergyPolicy* policyNamed(const std::string& name);
@@ -165,6 +168,7 @@ class EnergyManager {
   AppLoadAccounting accounting_;
   EnergyAttribution attribution_;
   std::optional<double> last_measure_s_;
+  std::map<uint64_t, std::string> job_of_app_;  // by app id, as of the last lookup
   std::string workload_source_;  // for the start-up log line
 
   // Owned by the loop thread.
