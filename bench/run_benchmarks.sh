@@ -11,6 +11,8 @@ echo
 "$build/bench/stream_cost_bench"
 echo
 "$build/bench/energy_step_bench"
+echo
+"$build/bench/energy_accounting_bench"
 if [[ -x "$build/bench/ompt_overhead_bench" ]]; then
   echo
   "$build/bench/ompt_overhead_bench" --null-tool "$build/bench/libompt_null_tool.so" "$build/client-lib/libnodekeeper.so"

@@ -26,8 +26,10 @@ AppsClient::AppsClient(std::string socket_path, std::chrono::milliseconds timeou
 
 AppsClient::~AppsClient() = default;
 
-Result<pb::AppList> AppsClient::listApps() {
-  return unaryCall(*impl_->stub, &pb::AppsService::Stub::ListApps, pb::ListAppsRequest(), "ListApps",
+Result<pb::AppList> AppsClient::listApps(bool ended) {
+  pb::ListAppsRequest request;
+  request.set_ended(ended);
+  return unaryCall(*impl_->stub, &pb::AppsService::Stub::ListApps, request, "ListApps",
                    *impl_->channel, socket_path_, timeout_);
 }
 

@@ -20,7 +20,8 @@ class AppsClient {
   AppsClient(const AppsClient&) = delete;
   AppsClient& operator=(const AppsClient&) = delete;
 
-  Result<nodekeeper::v1::AppList> listApps();
+  // `ended`: the apps that ended (their energy kept) instead of the running ones.
+  Result<nodekeeper::v1::AppList> listApps(bool ended = false);
   Result<nodekeeper::v1::App> setPowerBudget(const nodekeeper::v1::SetPowerBudgetRequest& request);
   Result<nodekeeper::v1::App> setAppPolicy(const nodekeeper::v1::SetAppPolicyRequest& request);
 

@@ -50,13 +50,15 @@ std::string render(const google::protobuf::RepeatedPtrField<pb::App>& apps) {
                {"POLICY"},
                {"D", Table::Align::kRight},
                {"BUDGET", Table::Align::kRight},
-               {"POWER", Table::Align::kRight}});
+               {"POWER", Table::Align::kRight},
+               {"ENERGY", Table::Align::kRight}});
   for (const auto& app : apps) {
     // 0 mW is "not measured yet", not an idle app.
     table.addRow({std::to_string(app.app_id()), std::to_string(app.pid()), orDash(app.name()),
                   app.managed() ? "yes" : "no", shownPolicy(app),
                   AppsFormatter::threads(app), AppsFormatter::budget(app),
-                  app.measured_power_mw() == 0 ? "-" : watts(app.measured_power_mw())});
+                  app.measured_power_mw() == 0 ? "-" : watts(app.measured_power_mw()),
+                  ValueFormatter::energy(app.energy_j())});
   }
   std::istringstream rows(table.render());
   std::string out;
@@ -71,6 +73,15 @@ std::string render(const google::protobuf::RepeatedPtrField<pb::App>& apps) {
     out += threadLines(app);
   }
   return out;
+}
+
+// What the accounting could give to no app, so that the apps' energy is
+// read against the whole.
+std::string energyTotals(const pb::AppList& apps) {
+  if (apps.accounted_energy_j() <= 0) return "";
+  return "unattributed: " + ValueFormatter::energy(apps.unattributed_energy_j()) + " of the " +
+         ValueFormatter::energy(apps.accounted_energy_j()) +
+         " the packages used while apps ran (other processes' share, packages no app used)\n";
 }
 
 Json threadJson(const pb::AppThread& thread) {
@@ -103,6 +114,11 @@ Json appObject(const pb::App& app) {
           {"power_mw", app.measured_power_mw()},
           {"team_size", app.reported_team_size()},
           {"control_attached", app.control_attached()},
+          {"energy_j", app.energy_j()},
+          {"job_id", app.job_id()},
+          {"start_ns", app.start_ns()},
+          {"end_ns", app.end_ns()},
+          {"end_detail", app.end_detail()},
           {"threads", threads}};
 }
 
@@ -129,14 +145,35 @@ std::string AppsFormatter::threads(const pb::App& app) {
 }
 
 std::string AppsFormatter::appsText(const pb::AppList& apps) {
-  if (apps.apps().empty()) return "no apps registered\n";
-  return render(apps.apps());
+  if (apps.apps().empty()) return "no apps registered\n" + energyTotals(apps);
+  return render(apps.apps()) + energyTotals(apps);
+}
+
+std::string AppsFormatter::endedAppsText(const pb::AppList& apps) {
+  if (apps.apps().empty()) return "no ended apps\n";
+  Table table({{"ID", Table::Align::kRight},
+               {"PID", Table::Align::kRight},
+               {"UID", Table::Align::kRight},
+               {"NAME"},
+               {"JOB"},
+               {"START"},
+               {"END"},
+               {"HOW"},
+               {"ENERGY", Table::Align::kRight}});
+  for (const auto& app : apps.apps())
+    table.addRow({std::to_string(app.app_id()), std::to_string(app.pid()), std::to_string(app.uid()),
+                  orDash(app.name()), orDash(app.job_id()), ValueFormatter::timestamp(app.start_ns()), ValueFormatter::timestamp(app.end_ns()),
+                  orDash(app.end_detail()), ValueFormatter::energy(app.energy_j())});
+  return table.render();
 }
 
 std::string AppsFormatter::appsJson(const pb::AppList& apps) {
   Json list = Json::array();
   for (const auto& app : apps.apps()) list.push_back(appObject(app));
-  return dump(Json{{"apps", list}});
+  return dump(Json{{"apps", list},
+                   {"packages_energy_j", apps.packages_energy_j()},
+                   {"accounted_energy_j", apps.accounted_energy_j()},
+                   {"unattributed_energy_j", apps.unattributed_energy_j()}});
 }
 
 std::string AppsFormatter::appText(const pb::App& app) {

@@ -13,6 +13,9 @@ class AppsFormatter {
   // One row per app, each followed by an indented line per thread.
   static std::string appsText(const nodekeeper::v1::AppList& apps);
   static std::string appsJson(const nodekeeper::v1::AppList& apps);
+  // `apps --ended`: one row per ended app, with its job, start, end, how it
+  // ended and its energy.
+  static std::string endedAppsText(const nodekeeper::v1::AppList& apps);
   // The same row (and thread lines) for the one app a change returned, and
   // the daemon's warning when there is one.
   static std::string appText(const nodekeeper::v1::App& app);

@@ -328,9 +328,13 @@ int CommandRunner::whoAmI(const Invocation& invocation, NodeClient& client) {
 }
 
 int CommandRunner::apps(const Invocation& invocation, AppsClient& client) {
-  auto apps = client.listApps();
+  const bool ended = invocation.options.has("ended");
+  auto apps = client.listApps(ended);
   if (!apps) return fail(apps.error().message);
-  out_ << (invocation.global.json ? AppsFormatter::appsJson(*apps) : AppsFormatter::appsText(*apps));
+  if (invocation.global.json)
+    out_ << AppsFormatter::appsJson(*apps);
+  else
+    out_ << (ended ? AppsFormatter::endedAppsText(*apps) : AppsFormatter::appsText(*apps));
   return 0;
 }
 
@@ -342,8 +346,12 @@ int CommandRunner::tasks(const Invocation& invocation, TasksClient& client) {
 }
 
 int CommandRunner::jobs(const Invocation& invocation, FaultsClient& client) {
-  auto jobs = client.listJobs();
+  const std::string job = invocation.options.value("job").value_or("");
+  if (invocation.options.has("job") && job.empty()) return fail("jobs: --job needs a job id (see 'nodekeeper jobs')");
+  auto jobs = client.listJobs(job);
   if (!jobs) return fail(jobs.error().message);
+  if (!job.empty() && jobs->jobs().empty() && !invocation.global.json)
+    return fail("jobs: no job '" + job + "' here (or not yours; see 'nodekeeper jobs')");
   out_ << (invocation.global.json ? FaultsFormatter::jobsJson(*jobs) : FaultsFormatter::jobsText(*jobs, wallClockNs()));
   return 0;
 }

@@ -144,14 +144,19 @@ CommandTable::CommandTable() {
        "Selects the node's energy policy. Needs the admin role. With --app, selects the\n"
        "policy of that app only; NAME \"default\" hands it back to the node's policy.\n"
        "Needs the app's owner or the admin role.\n"},
-      {CommandId::kApps, {"apps"}, {}, {},
-       "the apps registered for energy management, with their threads",
+      {CommandId::kApps, {"apps"}, {},
+       {{"ended", 0, false, "", "the apps that ended, with their energy, instead of the running ones"}},
+       "the apps registered for energy management, with their threads and energy",
        "Lists the applications that registered with the daemon through libnodekeeper:\n"
        "id, pid, name, the policy that drives them, D (threads the daemon lets the app\n"
        "run / its maximum), power budget (with the effective budget the energy manager\n"
-       "holds it to, where that differs), measured power, and under each app one line\n"
-       "per thread: tid, OpenMP thread number, the node core it is placed on and the\n"
-       "host CPUs it is pinned to.\n"},
+       "holds it to, where that differs), measured power, the energy (J, kJ) the node's\n"
+       "packages spent on it so far, and under each app one line per thread: tid,\n"
+       "OpenMP thread number, the node core it is placed on and the host CPUs it is\n"
+       "pinned to. Each package's energy is split over the apps by their CPU time on its\n"
+       "cores; other processes' share stays unattributed (the last line sums it up).\n"
+       "With --ended, the apps that ended (the last 256): id, pid, uid, name, job,\n"
+       "start, end, how it ended (unregistered at its exit, or gone) and its energy.\n"},
       {CommandId::kBudget, {"budget"}, {"APP", "WATTS"}, {},
        "set an app's power budget, e.g. 'budget 3 40W' (its owner or admin)",
        "Sets the power budget of APP (its id or pid, see 'nodekeeper apps') to WATTS,\n"
@@ -219,13 +224,17 @@ CommandTable::CommandTable() {
        "SESSION may also be a recording's file (a path, e.g. STATE_DIR/recordings/\n"
        "session-1-pid42.nkrec), read without the daemon; a damaged one is read up to\n"
        "its last good frame, with a warning.\n"},
-      {CommandId::kJobs, {"jobs"}, {}, {},
-       "the MPI jobs whose ranks registered here (PMPI agent), with their ranks",
-       "Lists the MPI jobs whose ranks registered with this daemon through the PMPI\n"
-       "agent: job id, uid, size, the job's nodes (as its ranks gave them), and one line\n"
-       "per rank of this node: rank, node, pid, its process's state (running, sleeping,\n"
-       "stopped, zombie, gone) and how long ago it last reported progress (the agent\n"
-       "reports a few times a second; a rank that stopped reporting is stuck or dead).\n"
+      {CommandId::kJobs, {"jobs"}, {}, {{"job", 0, true, "JOB", "only job JOB"}},
+       "the jobs known here (MPI ranks, Slurm), with their program, end and energy",
+       "Lists the jobs whose processes registered with this daemon (MPI ranks through\n"
+       "the PMPI agent, Slurm jobs through the SPANK plugin): job id, uid, size, its\n"
+       "program (of its first process here), start and end (local time), how it ended\n"
+       "(running, completed, failed, cancelled, aborted, unknown, with the detail), the\n"
+       "energy its apps on this node used (J, kJ; kept after it ends), the job's nodes\n"
+       "(as its ranks gave them), and under each job one line per rank of this node:\n"
+       "rank, node, pid, its process's state (running, sleeping, stopped, zombie, gone)\n"
+       "and how long ago it last reported progress (the agent reports a few times a\n"
+       "second; a rank that stopped reporting is stuck or dead). --job JOB shows one.\n"
        "You see your own jobs; the admin sees all. Ended jobs stay listed, their ranks\n"
        "gone, until newer jobs need the room.\n"},
       {CommandId::kSymptoms, {"symptoms"}, {},

@@ -27,8 +27,10 @@ FaultsClient::FaultsClient(std::string socket_path, std::chrono::milliseconds ti
 
 FaultsClient::~FaultsClient() = default;
 
-Result<pb::JobList> FaultsClient::listJobs() {
-  return unaryCall(*impl_->stub, &pb::FaultsService::Stub::ListJobs, pb::ListJobsRequest(), "ListJobs",
+Result<pb::JobList> FaultsClient::listJobs(const std::string& job_id) {
+  pb::ListJobsRequest request;
+  request.set_job_id(job_id);
+  return unaryCall(*impl_->stub, &pb::FaultsService::Stub::ListJobs, request, "ListJobs",
                    *impl_->channel, socket_path_, timeout_);
 }
 

@@ -22,7 +22,8 @@ class FaultsClient {
   FaultsClient(const FaultsClient&) = delete;
   FaultsClient& operator=(const FaultsClient&) = delete;
 
-  Result<nodekeeper::v1::JobList> listJobs();
+  // `job_id`: only that job; "" for all.
+  Result<nodekeeper::v1::JobList> listJobs(const std::string& job_id = "");
   // The symptoms so far (of `job_id`, or of every job when it is empty) to
   // `on_symptom`, which returns false to stop. Without `follow` the call
   // has a deadline of twelve times the timeout, at least a minute; with it,

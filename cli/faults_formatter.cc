@@ -3,12 +3,14 @@
 #include <time.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/table.h"
+#include "cli/value_formatter.h"
 #include "base/signal_name.h"
 #include "base/units.h"
 
@@ -154,6 +156,25 @@ std::string jobEnding(const pb::Job& job) {
   return "cancelled (" + signalName(signal) + ")";
 }
 
+// "running", "completed", ...: the proto's JobEnd without its prefix.
+std::string_view jobEndName(pb::JobEnd end) {
+  switch (end) {
+    case pb::JOB_END_RUNNING: return "running";
+    case pb::JOB_END_COMPLETED: return "completed";
+    case pb::JOB_END_FAILED: return "failed";
+    case pb::JOB_END_CANCELLED: return "cancelled";
+    case pb::JOB_END_ABORTED: return "aborted";
+    default: return "unknown";
+  }
+}
+
+// How the job ended, with the detail when there is one: "completed (exit 0)".
+std::string endText(const pb::Job& job) {
+  std::string text(jobEndName(job.end()));
+  if (!job.end_detail().empty()) text += " (" + job.end_detail() + ")";
+  return text;
+}
+
 // A rank's process state, or how its job ended once the process is gone.
 std::string rankState(const pb::Job& job, const pb::JobRank& rank) {
   if (rank.process_state().empty()) return "-";
@@ -169,31 +190,33 @@ std::string FaultsFormatter::jobsText(const pb::JobList& jobs, int64_t now_ns) {
   Table table({{"JOB", Table::Align::kLeft},
                {"UID", Table::Align::kRight},
                {"SIZE", Table::Align::kRight},
-               {"NODES", Table::Align::kLeft},
-               {"RANK", Table::Align::kRight},
-               {"NODE", Table::Align::kLeft},
-               {"PID", Table::Align::kRight},
-               {"STATE", Table::Align::kLeft},
-               {"LAST REPORT", Table::Align::kLeft}});
+               {"PROGRAM", Table::Align::kLeft},
+               {"START", Table::Align::kLeft},
+               {"END", Table::Align::kLeft},
+               {"HOW", Table::Align::kLeft},
+               {"ENERGY", Table::Align::kRight},
+               {"NODES", Table::Align::kLeft}});
+  for (const auto& job : jobs.jobs())
+    table.addRow({job.job_id(), std::to_string(job.uid()), std::to_string(job.size()),
+                  job.program().empty() ? "-" : job.program(), ValueFormatter::timestamp(job.start_ns()),
+                  ValueFormatter::timestamp(job.end_ns()), endText(job), ValueFormatter::energy(job.energy_j()), nodeNames(job)});
+  // The ranks of this node go under their job, lined up among themselves.
+  std::istringstream rows(table.render());
+  std::string out;
+  std::string line;
+  std::getline(rows, line);
+  out += line + "\n";
   for (const auto& job : jobs.jobs()) {
-    std::vector<std::string> first = {job.job_id(), std::to_string(job.uid()), std::to_string(job.size()),
-                                      nodeNames(job)};
-    if (job.ranks().empty()) {
-      first.insert(first.end(), {"-", "-", "-", "-", "-"});
-      table.addRow(first);
-      continue;
-    }
-    bool on_first = true;
-    for (const auto& rank : job.ranks()) {
-      std::vector<std::string> row = on_first ? first : std::vector<std::string>{"", "", "", ""};
-      row.insert(row.end(), {std::to_string(rank.rank()), rank.node(), std::to_string(rank.pid()),
-                             rankState(job, rank),
-                             ageText(rank.last_report_ns(), now_ns)});
-      table.addRow(std::move(row));
-      on_first = false;
-    }
+    std::getline(rows, line);
+    out += line + "\n";
+    Table ranks({{""}, {""}, {""}, {""}, {""}});
+    for (const auto& rank : job.ranks())
+      ranks.addRow({"rank " + std::to_string(rank.rank()), rank.node().empty() ? "-" : rank.node(),
+                    "pid " + std::to_string(rank.pid()), rankState(job, rank),
+                    "reported " + ageText(rank.last_report_ns(), now_ns)});
+    if (!ranks.empty()) out += ranks.render("    ", false);
   }
-  return table.render();
+  return out;
 }
 
 std::string FaultsFormatter::jobsJson(const pb::JobList& jobs) {
@@ -212,6 +235,19 @@ std::string FaultsFormatter::jobsJson(const pb::JobList& jobs) {
     list.push_back({{"job_id", job.job_id()},
                     {"uid", job.uid()},
                     {"size", job.size()},
+                    {"program", job.program()},
+                    {"start_ns", job.start_ns()},
+                    {"end_ns", job.end_ns()},
+                    {"end", std::string(jobEndName(job.end()))},
+                    {"end_detail", job.end_detail()},
+                    {"energy_j", job.energy_j()},
+                    {"source", job.source()},
+                    {"nodes_from", job.nodes_from()},
+                    {"settings",
+                     {{"power_budget_mw", job.settings().power_budget_mw()},
+                      {"policy", job.settings().policy()},
+                      {"tasks", job.settings().tasks()},
+                      {"debug", job.settings().debug()}}},
                     {"ending", jobEnding(job)},
                     {"cancelled_by_signal", job.cancelled_by_signal()},
                     {"nodes", nodes},

@@ -209,9 +209,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   });
   daemon->buildNodeService();
   daemon->buildApps();
-  daemon->startEnergyManager();
   daemon->buildTaskService();
   daemon->startFaultTree(*rules);
+  daemon->startEnergyManager();  // after the job registry: it charges jobs their energy
   daemon->buildFaultServices();
   if (Status s = daemon->startPeerListener(); !s) return s.error();
   if (Status s = daemon->startSocketServer(); !s) return s.error();
@@ -368,6 +368,14 @@ void Daemon::startEnergyManager() {
     energy.report_core_load = [emulated](uint32_t core, double load) { emulated->setExtraUtilisation(core, load); };
     energy.on_active = [emulated](bool active) { emulated->setHostLoadEnabled(!active); };
   }
+  // The emulated packages' energy comes from the app loads the manager
+  // reports alone while it drives the node (host load is off then): other
+  // processes on the host used no emulated core.
+  energy.attribute_foreign_use = !options_.emulate;
+  energy.job_of_process = [jobs = jobs_.get()](pid_t pid) { return jobs->jobOfProcess(pid).value_or(""); };
+  energy.charge_job = [jobs = jobs_.get()](const std::string& job, const std::string& program, double joules) {
+    jobs->addEnergy(job, joules, program);
+  };
   energy.log_info = [](const std::string& message) { Logger::info(message); };
   energy.log_warning = [](const std::string& message) { Logger::warning(message); };
   // Set only at debug level: the loops then skip building lines nobody keeps.

@@ -29,6 +29,11 @@ void AppWire::toProto(const AppRecord& app, v1::App* out) {
   out->set_budget_warning(app.budget_warning);
   out->set_over_budget_reason(app.over_budget_reason);
   out->set_managed(app.managed);
+  out->set_energy_j(app.energy_j);
+  out->set_job_id(app.job_id);
+  out->set_start_ns(app.registered_ns);
+  out->set_end_ns(app.ended_ns);
+  out->set_end_detail(app.end_detail);
   for (const auto& thread : app.threads) toProto(thread, out->add_threads());
 }
 

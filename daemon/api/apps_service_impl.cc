@@ -75,8 +75,12 @@ grpc::Status AppsServiceImpl::SetAppPolicy(grpc::ServerContext* context, const v
   return grpc::Status::OK;
 }
 
-grpc::Status AppsServiceImpl::ListApps(grpc::ServerContext*, const v1::ListAppsRequest*, v1::AppList* out) {
-  for (const auto& app : apps_.list()) AppWire::toProto(app, out->add_apps());
+grpc::Status AppsServiceImpl::ListApps(grpc::ServerContext*, const v1::ListAppsRequest* request, v1::AppList* out) {
+  for (const auto& app : request->ended() ? apps_.listEnded() : apps_.list()) AppWire::toProto(app, out->add_apps());
+  AppRegistry::EnergyTotals totals = apps_.energyTotals();
+  out->set_packages_energy_j(totals.packages_j);
+  out->set_accounted_energy_j(totals.accounted_j);
+  out->set_unattributed_energy_j(totals.unattributed_j);
   return grpc::Status::OK;
 }
 

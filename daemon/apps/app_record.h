@@ -53,6 +53,14 @@ struct AppRecord {
   // A budget or a policy applies: the energy manager drives the app. False
   // only for a tracing-only registration that nothing has enrolled yet.
   bool managed = true;
+  int64_t registered_ns = 0;  // CLOCK_REALTIME
+  // What the packages spent on it (EnergyAttribution), kept after it ends.
+  double energy_j = 0;
+  std::string job_id;  // the job it ran in (JobRegistry::jobOfProcess); "" when none
+  // Once it left the registry: when, and how ("unregistered": it said so at
+  // its exit; "gone": its process ended without saying).
+  int64_t ended_ns = 0;
+  std::string end_detail;
 };
 
 // The energy manager's view of an app after a control step, for `apps`.

@@ -7,6 +7,11 @@ namespace nk {
 
 namespace {
 
+int64_t realtimeNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string appLabel(const AppRecord& app) {
   return "app " + std::to_string(app.id) + " ('" + app.name + "', pid " + std::to_string(app.pid) + ", uid " +
          std::to_string(app.uid) + ")";
@@ -100,6 +105,7 @@ Result<AppRecord> AppRegistry::registerApp(const PeerCredentials& caller, const 
   app.policy = registration.policy;
   app.max_threads = max_threads;
   app.decision.seq = 1;
+  app.registered_ns = realtimeNs();
   // Tracing alone changes nothing: without a budget or a policy such an app
   // gets no D (0 is "unchanged" on the stream) until something enrols it.
   app.managed = !registration.tracing_only || app.power_budget_mw > 0 || !app.policy.empty();
@@ -118,6 +124,7 @@ Result<AppRecord> AppRegistry::unregisterApp(const PeerCredentials& caller, uint
     if (Status s = requireOwnerOrAdmin(caller, it->second, "unregistering"); !s) return s.error();
     removed = std::move(it->second);
     apps_.erase(it);
+    retireLocked(removed, "unregistered");
   }
   changed_.notify_all();
   notifyRemoved({removed});
@@ -236,6 +243,47 @@ void AppRegistry::updateManaged(uint64_t app_id, const AppManagedState& state) {
   if (moved) changed_.notify_all();
 }
 
+void AppRegistry::retireLocked(const AppRecord& app, std::string how) {
+  if (options_.max_ended_apps == 0) return;
+  while (ended_.size() >= options_.max_ended_apps) ended_.pop_front();
+  AppRecord& ended = ended_.emplace_back(app);
+  ended.ended_ns = realtimeNs();
+  ended.end_detail = std::move(how);
+  ended.threads.clear();  // nothing of the running process is left to place
+  ended.control_attached = false;
+  ended.measured_power_mw = 0;
+}
+
+void AppRegistry::chargeEnergy(uint64_t app_id, double joules, const std::string& job_id) {
+  if (!(joules > 0)) return;
+  std::lock_guard lock(mutex_);
+  AppRecord* app = nullptr;
+  if (auto it = apps_.find(app_id); it != apps_.end()) {
+    app = &it->second;
+  } else {
+    for (AppRecord& ended : ended_)
+      if (ended.id == app_id) app = &ended;
+  }
+  if (app == nullptr) return;
+  app->energy_j += joules;
+  if (!job_id.empty()) app->job_id = job_id;
+}
+
+void AppRegistry::setEnergyTotals(const EnergyTotals& totals) {
+  std::lock_guard lock(mutex_);
+  energy_totals_ = totals;
+}
+
+AppRegistry::EnergyTotals AppRegistry::energyTotals() const {
+  std::lock_guard lock(mutex_);
+  return energy_totals_;
+}
+
+std::vector<AppRecord> AppRegistry::listEnded() const {
+  std::lock_guard lock(mutex_);
+  return {ended_.begin(), ended_.end()};
+}
+
 std::vector<AppRecord> AppRegistry::list() const {
   std::lock_guard lock(mutex_);
   std::vector<AppRecord> out;
@@ -277,6 +325,7 @@ std::vector<AppRecord> AppRegistry::reapDead() {
       if (start && *start == it->second.start_time) continue;
       removed.push_back(std::move(it->second));
       apps_.erase(it);
+      retireLocked(removed.back(), "gone");
     }
   }
   if (!removed.empty()) changed_.notify_all();
@@ -353,6 +402,7 @@ std::optional<AppRecord> AppRegistry::endControl(uint64_t app_id) {
     if (it == apps_.end()) return std::nullopt;
     removed = std::move(it->second);
     apps_.erase(it);
+    retireLocked(*removed, "gone");
   }
   changed_.notify_all();
   notifyRemoved({*removed});

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -39,6 +40,16 @@ class AppRegistry {
     std::vector<std::string> policies;
     // What an app can get down to: a budget under it is taken with a warning.
     BudgetFloor budget_floor;
+    // Ended apps kept for `apps --ended`, the oldest making room first.
+    size_t max_ended_apps = 256;
+  };
+
+  // What the energy accounting has seen of the packages since the daemon
+  // started, and what of it went to no app.
+  struct EnergyTotals {
+    double packages_j = 0;      // the packages' counters (wrap-corrected) at the last accounted sample
+    double accounted_j = 0;     // energy over the accounted intervals
+    double unattributed_j = 0;  // of accounted_j
   };
 
   AppRegistry(const AccessPolicy& access, std::unique_ptr<ProcessInspector> inspector, Options options);
@@ -64,7 +75,15 @@ class AppRegistry {
   // that are no longer registered are ignored.
   void updateManaged(uint64_t app_id, const AppManagedState& state);
 
+  // Adds energy to the app, live or ended (an app may leave between the
+  // measurement and the charge); `job_id` is the job it runs in, if any.
+  void chargeEnergy(uint64_t app_id, double joules, const std::string& job_id);
+  void setEnergyTotals(const EnergyTotals& totals);
+  EnergyTotals energyTotals() const;
+
   std::vector<AppRecord> list() const;
+  // Apps that left, oldest first, with their energy and how they ended.
+  std::vector<AppRecord> listEnded() const;
   std::optional<AppRecord> find(uint64_t app_id) const;
   std::optional<AppRecord> findByPid(pid_t pid) const;
 
@@ -99,6 +118,8 @@ class AppRegistry {
   // Under mutex_; true when the app was not managed before (then the caller
   // notifies changed_, so that its control stream sends the first D).
   static bool enrolLocked(AppRecord& app);
+  // Keeps a copy of an app that left, for listEnded().
+  void retireLocked(const AppRecord& app, std::string how);
 
   const AccessPolicy& access_;
   std::unique_ptr<ProcessInspector> inspector_;
@@ -107,6 +128,8 @@ class AppRegistry {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::map<uint64_t, AppRecord> apps_;
+  std::deque<AppRecord> ended_;
+  EnergyTotals energy_totals_;
   uint64_t next_id_ = 1;
 };
 

@@ -225,6 +225,7 @@ void EnergyManager::step(bool dct) {
   auto telemetry = telemetryForStep(dct);
   if (!telemetry) return;
   Measurement measured = measureApps(apps, *telemetry);
+  attributeEnergy(apps, measured, *telemetry, dct);
   Decisions decisions = decide(apps, measured, dct);
   steerCores(decisions.cores);
   releaseThreadsExcept(decisions.decided_tids);
@@ -262,8 +263,11 @@ EnergyManager::Measurement EnergyManager::measureApps(const std::vector<AppRecor
   std::vector<double> core_load(core_count, 0.0);
   std::vector<double> app_busy(apps.size(), 0.0);
   std::vector<pid_t> live_tids;
+  measured.app_core_cpu_s.assign(apps.size(), std::vector<double>(core_count, 0.0));
+  measured.interval_s = last_measure_s_ ? std::max(0.0, now_s - *last_measure_s_) : 0.0;
+  last_measure_s_ = now_s;
   for (size_t a = 0; a < apps.size(); ++a)
-    app_busy[a] = measureApp(apps[a], now_s, measured.samples[a], core_load, live_tids);
+    app_busy[a] = measureApp(apps[a], now_s, measured.samples[a], core_load, measured.app_core_cpu_s[a], live_tids);
   accounting_.forgetExcept(live_tids);
   if (perf_) perf_->forgetExcept(live_tids);
   measured.foreign_load.assign(core_count, 0.0);
@@ -280,8 +284,43 @@ EnergyManager::Measurement EnergyManager::measureApps(const std::vector<AppRecor
   return measured;
 }
 
+void EnergyManager::attributeEnergy(const std::vector<AppRecord>& apps, const Measurement& measured,
+                                    const TelemetrySample& telemetry, bool dct) {
+  std::vector<PackageCounter> counters;
+  counters.reserve(telemetry.packages.size());
+  for (const auto& package : telemetry.packages)
+    counters.push_back({package.id, package.raw_energy_uj, package.max_energy_range_uj});
+  std::vector<uint32_t> package_of_core(measured.foreign_load.size(), 0);
+  for (const auto& core : telemetry.cores)
+    if (core.id < package_of_core.size()) package_of_core[core.id] = core.package;
+  std::vector<AppPackageUse> uses;
+  for (size_t a = 0; a < apps.size(); ++a)
+    for (size_t c = 0; c < measured.app_core_cpu_s[a].size(); ++c)
+      if (measured.app_core_cpu_s[a][c] > 0) uses.push_back({apps[a].id, package_of_core[c], measured.app_core_cpu_s[a][c]});
+  std::map<uint32_t, double> other_cpu_s;
+  if (options_.attribute_foreign_use)
+    for (size_t c = 0; c < measured.foreign_load.size(); ++c)
+      other_cpu_s[package_of_core[c]] += measured.foreign_load[c] * measured.interval_s;
+  EnergySplit split = attribution_.account(telemetry.seq, counters, uses, other_cpu_s);
+  std::erase_if(job_of_app_, [&](const auto& entry) {
+    return std::none_of(apps.begin(), apps.end(), [&](const AppRecord& app) { return app.id == entry.first; });
+  });
+  if (options_.job_of_process)
+    for (const AppRecord& app : apps)
+      if (dct || !job_of_app_.contains(app.id)) job_of_app_[app.id] = options_.job_of_process(app.pid);
+  for (const auto& [app_id, joules] : split.app_j) {
+    auto app = std::find_if(apps.begin(), apps.end(), [&](const AppRecord& a) { return a.id == app_id; });
+    if (app == apps.end()) continue;
+    auto known = job_of_app_.find(app_id);
+    const std::string job = known != job_of_app_.end() ? known->second : std::string();
+    if (!job.empty() && options_.charge_job) options_.charge_job(job, app->name, joules);
+    apps_.chargeEnergy(app_id, joules, job);
+  }
+  apps_.setEnergyTotals({telemetry.node_energy_j, attribution_.packagesJ(), attribution_.unattributedJ()});
+}
+
 double EnergyManager::measureApp(const AppRecord& app, double now_s, AppSample& sample, std::vector<double>& core_load,
-                                 std::vector<pid_t>& live_tids) {
+                                 std::vector<double>& core_cpu_s, std::vector<pid_t>& live_tids) {
   const size_t core_count = core_load.size();
   sample.id = std::to_string(app.id);
   sample.budget_w = static_cast<double>(app.power_budget_mw) / 1000.0;
@@ -309,7 +348,11 @@ double EnergyManager::measureApp(const AppRecord& app, double now_s, AppSample& 
                     : options_.waiting_is_work    ? activity->busy * activity->interval_s
                                                   : activity->cpu_s;
       busy += activity->busy;
-      if (core >= 0) core_load[core] = std::min(1.0, core_load[core] + activity->busy);
+      if (core >= 0) {
+        core_load[core] = std::min(1.0, core_load[core] + activity->busy);
+        // The same CPU time the emulated model is driven by there.
+        core_cpu_s[core] += options_.waiting_is_work ? activity->busy * activity->interval_s : activity->cpu_s;
+      }
     }
     sample.thread_samples.push_back(ts);
   }

@@ -16,6 +16,7 @@
 
 #include "app_load_accounting.h"
 #include "app_record.h"
+#include "energy_attribution.h"
 #include "over_budget_watch.h"
 #include "energy/energy_policy.h"
 #include "energy/policy_config.h"
@@ -56,6 +57,16 @@ class EnergyManager {
     // to draw (a cause `apps` names); false on an emulated node that
     // leaves host load out.
     bool foreign_load_counts = true;
+    // Other processes' CPU time on a package's cores keeps its share of the
+    // package's energy from the apps (EnergyAttribution). False on an
+    // emulated node, whose packages only the app loads it reports drive.
+    bool attribute_foreign_use = true;
+    // The job process `pid` belongs to ("" for none), asked at DCT steps
+    // and for an app not seen before: a process may join a job after it
+    // registered, but the lookup need not run at every DVFS step.
+    std::function<std::string(pid_t pid)> job_of_process;
+    // Adds joules to a job (named by `program` when it has no name yet).
+    std::function<void(const std::string& job, const std::string& program, double joules)> charge_job;
     // Emulated node: the load of app threads on each core drives the model.
     std::function<void(uint32_t core, double utilisation)> report_core_load;
     // Called when the first app arrives and after the last one left.
@@ -93,6 +104,9 @@ class EnergyManager {
     std::vector<AppSample> samples;
     // Per core: busy time that no managed app's threads account for.
     std::vector<double> foreign_load;
+    // Per app, per core: CPU seconds since the previous step.
+    std::vector<std::vector<double>> app_core_cpu_s;
+    double interval_s = 0;
   };
   struct OverBudget {
     OverBudgetWatch watch;
@@ -114,7 +128,11 @@ class EnergyManager {
   // Fills `sample`, adds the app's threads to `core_load` and `live_tids`;
   // returns the app's busy cores.
   double measureApp(const AppRecord& app, double now_s, AppSample& sample, std::vector<double>& core_load,
-                    std::vector<pid_t>& live_tids);
+                    std::vector<double>& core_cpu_s, std::vector<pid_t>& live_tids);
+  // Splits the packages' energy since the previous step over the apps
+  // (EnergyAttribution) and charges them and their jobs.
+  void attributeEnergy(const std::vector<AppRecord>& apps, const Measurement& measured,
+                       const TelemetrySample& telemetry, bool dct);
   std::map<std::string, std::vector<size_t>> groupByPolicy(const std::vector<AppRecord>& apps) const;
   // Made on first use; nullptr (warned once) for a policy that cannot be made.
   EnergyPolicy* policyNamed(const std::string& name);
@@ -148,6 +166,9 @@ class EnergyManager {
   ThreadSchedstat schedstat_;
   std::unique_ptr<PerfCycleCounter> perf_;
   AppLoadAccounting accounting_;
+  EnergyAttribution attribution_;
+  std::optional<double> last_measure_s_;
+  std::map<uint64_t, std::string> job_of_app_;  // by app id, as of the last lookup
   std::string workload_source_;  // for the start-up log line
 
   // Owned by the loop thread.

@@ -269,6 +269,15 @@ bool JobRegistry::markEnded(std::string_view job_id, JobEnd end, std::string det
   return true;
 }
 
+void JobRegistry::addEnergy(std::string_view job_id, double joules, std::string_view program) {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return;
+  JobRecord& record = it->second.record;
+  if (joules > 0) record.energy_j += joules;
+  if (record.program.empty()) record.program = program;
+}
+
 std::optional<std::string> JobRegistry::jobOfProcess(pid_t pid) const {
   std::lock_guard lock(mutex_);
   for (const auto& [id, job] : jobs_)

@@ -133,6 +133,9 @@ class JobRegistry {
   bool markCancelled(std::string_view job_id, int signal, int64_t now_ns);
   // Its end, as the first one to know tells it: true when this set it.
   bool markEnded(std::string_view job_id, JobEnd end, std::string detail, int64_t now_ns);
+  // Energy this node's packages spent on the job (kept after it ends);
+  // `program` names the job when it has no program yet.
+  void addEnergy(std::string_view job_id, double joules, std::string_view program);
   // The job one of whose processes here is `pid`.
   std::optional<std::string> jobOfProcess(pid_t pid) const;
 

@@ -295,8 +295,9 @@ TEST_F(FaultsServiceTest, ACollectiveTimeoutNamesTheRankThatHasNotArrived) {
 
   ProcessResult table = cli({"jobs"}, node_a_);
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("LAST REPORT"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find(" s ago"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("ENERGY"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("    rank 1  a  pid "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" s ago\n"), std::string::npos) << table.out;
 
   ProcessResult shown = cli({"symptoms", "--json"}, node_a_);
   ASSERT_EQ(shown.exit_code, 0) << shown.err;

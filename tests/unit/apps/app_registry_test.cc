@@ -471,5 +471,45 @@ TEST_F(AppRegistryTest, TracingOnlyAppIsEnrolledByAPolicyOrTheNode) {
   EXPECT_TRUE(with_budget->managed) << "a budget at registration applies at once";
 }
 
+TEST_F(AppRegistryTest, EnergyStaysWithAnAppAfterItEnds) {
+  AppRecord app = registerOwnerApp();
+  EXPECT_GT(app.registered_ns, 0);
+  registry_->chargeEnergy(app.id, 1.5, "");
+  registry_->chargeEnergy(app.id, 2.0, "job-7");
+  registry_->chargeEnergy(app.id, -3.0, "");  // never taken away
+  EXPECT_EQ(registry_->find(app.id)->energy_j, 3.5);
+  EXPECT_EQ(registry_->find(app.id)->job_id, "job-7");
+  EXPECT_TRUE(registry_->listEnded().empty());
+
+  procs_->removeProcess(kAppPid);
+  ASSERT_EQ(registry_->reapDead().size(), 1u);
+  // Charged after it left: the interval it was measured in still counts.
+  registry_->chargeEnergy(app.id, 0.5, "job-7");
+  auto ended = registry_->listEnded();
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].id, app.id);
+  EXPECT_EQ(ended[0].energy_j, 4.0);
+  EXPECT_EQ(ended[0].job_id, "job-7");
+  EXPECT_EQ(ended[0].end_detail, "gone");
+  EXPECT_GE(ended[0].ended_ns, ended[0].registered_ns);
+  EXPECT_TRUE(registry_->list().empty());
+}
+
+TEST_F(AppRegistryTest, UnregisteredAppEndsAsUnregisteredAndHistoryIsBounded) {
+  AppRecord first = registerOwnerApp();
+  ASSERT_TRUE(registry_->unregisterApp(owner_, first.id).ok());
+  auto ended = registry_->listEnded();
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].end_detail, "unregistered");
+  // 256 more: the oldest one made room.
+  for (int i = 0; i < 256; ++i) {
+    AppRecord app = registerOwnerApp();
+    ASSERT_TRUE(registry_->unregisterApp(owner_, app.id).ok());
+  }
+  ended = registry_->listEnded();
+  EXPECT_EQ(ended.size(), 256u);
+  EXPECT_NE(ended.front().id, first.id);
+}
+
 }  // namespace
 }  // namespace nk

@@ -30,6 +30,9 @@ pb::AppList makeApps() {
   probe->set_reported_team_size(8);
   probe->set_control_attached(true);
   probe->set_managed(true);
+  probe->set_energy_j(1234.5);
+  probe->set_job_id("slurm-77");
+  probe->set_start_ns(1714564801LL * 1000000000LL);
   pb::AppThread* master = probe->add_threads();
   master->set_tid(41230);
   master->set_omp_thread_num(0);
@@ -61,7 +64,7 @@ TEST(AppsFormatter, TableHasARowPerAppAndALinePerThread) {
   auto text = lines(AppsFormatter::appsText(makeApps()));
   ASSERT_EQ(text.size(), 5u) << AppsFormatter::appsText(makeApps());
   EXPECT_EQ(text[0].rfind("ID", 0), 0u);
-  for (const char* title : {"PID", "NAME", "MANAGED", "POLICY", "D", "BUDGET", "POWER"})
+  for (const char* title : {"PID", "NAME", "MANAGED", "POLICY", "D", "BUDGET", "POWER", "ENERGY"})
     EXPECT_NE(text[0].find(title), std::string::npos) << title;
 
   // App rows start at the left margin, thread lines are indented below them.
@@ -71,6 +74,7 @@ TEST(AppsFormatter, TableHasARowPerAppAndALinePerThread) {
   EXPECT_NE(text[1].find("8/12"), std::string::npos);
   EXPECT_NE(text[1].find("40.0 W (eff 35.0 W)"), std::string::npos) << text[1];
   EXPECT_NE(text[1].find("31.2 W"), std::string::npos) << text[1];
+  EXPECT_NE(text[1].find("1.23 kJ"), std::string::npos) << text[1];
 
   EXPECT_EQ(text[2].rfind("    tid 41230", 0), 0u) << text[2];
   EXPECT_NE(text[2].find("omp 0"), std::string::npos);
@@ -87,6 +91,7 @@ TEST(AppsFormatter, TableHasARowPerAppAndALinePerThread) {
   EXPECT_NE(text[4].find("ondemand"), std::string::npos) << text[4];
   EXPECT_NE(text[4].find("500"), std::string::npos);
   EXPECT_EQ(text[4].find(" W"), std::string::npos) << text[4];
+  EXPECT_NE(text[4].find("0.0 J"), std::string::npos) << text[4];
   // The managed app says so; the one registered for task events only does not.
   const size_t managed_column = text[0].find("MANAGED");
   EXPECT_EQ(text[1].substr(managed_column, 4), "yes ") << text[1];
@@ -187,6 +192,11 @@ TEST(AppsFormatter, JsonHasEveryField) {
   EXPECT_EQ(probe["team_size"], 8);
   EXPECT_EQ(probe["control_attached"], true);
   EXPECT_EQ(probe["managed"], true);
+  EXPECT_EQ(probe["energy_j"], 1234.5);
+  EXPECT_EQ(probe["job_id"], "slurm-77");
+  EXPECT_EQ(probe["start_ns"], 1714564801LL * 1000000000LL);
+  EXPECT_EQ(probe["end_ns"], 0);
+  EXPECT_EQ(probe["end_detail"], "");
   ASSERT_EQ(probe["threads"].size(), 2u);
   EXPECT_EQ(probe["threads"][0]["tid"], 41230);
   EXPECT_EQ(probe["threads"][0]["omp_thread_num"], 0);
@@ -203,7 +213,50 @@ TEST(AppsFormatter, JsonHasEveryField) {
   EXPECT_EQ(fresh["control_attached"], false);
   EXPECT_EQ(fresh["threads"], nlohmann::json::array());
 
-  EXPECT_EQ(nlohmann::json::parse(AppsFormatter::appsJson(pb::AppList())), nlohmann::json::parse(R"({"apps": []})"));
+  EXPECT_EQ(nlohmann::json::parse(AppsFormatter::appsJson(pb::AppList())),
+            nlohmann::json::parse(
+                R"({"apps": [], "packages_energy_j": 0, "accounted_energy_j": 0, "unattributed_energy_j": 0})"));
+}
+
+TEST(AppsFormatter, UnattributedEnergyIsSummedUpUnderTheApps) {
+  pb::AppList apps = makeApps();
+  apps.set_packages_energy_j(5000);
+  apps.set_accounted_energy_j(2500);
+  apps.set_unattributed_energy_j(12.5);
+  auto text = lines(AppsFormatter::appsText(apps));
+  ASSERT_EQ(text.size(), 6u);
+  EXPECT_EQ(text[5],
+            "unattributed: 12.5 J of the 2.50 kJ the packages used while apps ran (other processes' share, packages no "
+            "app used)");
+  auto parsed = nlohmann::json::parse(AppsFormatter::appsJson(apps));
+  EXPECT_EQ(parsed["packages_energy_j"], 5000);
+  EXPECT_EQ(parsed["accounted_energy_j"], 2500);
+  EXPECT_EQ(parsed["unattributed_energy_j"], 12.5);
+}
+
+TEST(AppsFormatter, EndedAppsShowJobTimesHowAndEnergy) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  pb::AppList apps;
+  pb::App* app = apps.add_apps();
+  app->set_app_id(3);
+  app->set_pid(777);
+  app->set_uid(1000);
+  app->set_name("burn");
+  app->set_job_id("42");
+  app->set_start_ns(1714564801LL * 1000000000LL);
+  app->set_end_ns(1714564861LL * 1000000000LL + 999999999LL);
+  app->set_end_detail("gone");
+  app->set_energy_j(87.3);
+  pb::App* other = apps.add_apps();
+  other->set_app_id(4);
+  other->set_pid(778);
+  other->set_end_detail("unregistered");
+  EXPECT_EQ(AppsFormatter::endedAppsText(apps),
+            "ID  PID   UID  NAME  JOB  START                END                  HOW           ENERGY\n"
+            " 3  777  1000  burn  42   2024-05-01 12:00:01  2024-05-01 12:01:01  gone          87.3 J\n"
+            " 4  778     0  -     -    -                    -                    unregistered   0.0 J\n");
+  EXPECT_EQ(AppsFormatter::endedAppsText(pb::AppList()), "no ended apps\n");
 }
 
 TEST(AppsFormatter, OneAppAsTextAndJson) {

@@ -32,6 +32,9 @@ pb::JobList sampleJobs() {
   job->set_job_id("job-1");
   job->set_uid(1000);
   job->set_size(4);
+  job->set_program("lulesh");
+  job->set_start_ns(kThen - kSecond);
+  job->set_energy_j(1530.0);
   for (auto [name, first] : {std::pair{"a", 0u}, std::pair{"b", 2u}}) {
     pb::JobNode* node = job->add_nodes();
     node->set_node(name);
@@ -51,6 +54,11 @@ pb::JobList sampleJobs() {
   empty->set_job_id("job-2");
   empty->set_uid(0);
   empty->set_size(1);
+  empty->set_start_ns(kThen);
+  empty->set_end_ns(kThen + 60 * kSecond);
+  empty->set_end(pb::JOB_END_COMPLETED);
+  empty->set_end_detail("exit 0");
+  empty->set_energy_j(12.0);
   return jobs;
 }
 
@@ -73,13 +81,14 @@ pb::Symptom sampleSymptom() {
   return s;
 }
 
-TEST_F(FaultsFormatterTest, JobsTextHasARowPerLocalRank) {
+TEST_F(FaultsFormatterTest, JobsTextHasARowPerJobAndALinePerLocalRank) {
   std::string text = FaultsFormatter::jobsText(sampleJobs(), kThen + 2 * kSecond + 300000000);
   EXPECT_EQ(text,
-            "JOB     UID  SIZE  NODES  RANK  NODE   PID  STATE    LAST REPORT\n"
-            "job-1  1000     4  a,b       0  a     4000  running  2.3 s ago\n"
-            "                             1  a     4001  stopped  never\n"
-            "job-2     0     1  -         -  -        -  -        -\n")
+            "JOB     UID  SIZE  PROGRAM  START                END                  HOW                  ENERGY  NODES\n"
+            "job-1  1000     4  lulesh   2024-05-01 12:00:00  -                    running             1.53 kJ  a,b\n"
+            "    rank 0  a  pid 4000  running  reported 2.3 s ago\n"
+            "    rank 1  a  pid 4001  stopped  reported never\n"
+            "job-2     0     1  -        2024-05-01 12:00:01  2024-05-01 12:01:01  completed (exit 0)   12.0 J  -\n")
       << text;
   EXPECT_EQ(FaultsFormatter::jobsText(pb::JobList(), 0),
             "No MPI jobs (their ranks register through the PMPI agent).\n");
@@ -110,6 +119,19 @@ TEST_F(FaultsFormatterTest, JobsJsonHasEveryField) {
   EXPECT_EQ(job["ranks"][1]["process_state"], "stopped");
   EXPECT_EQ(job["ranks"][0]["last_report_ns"], kThen);
   EXPECT_TRUE(json["jobs"][1]["ranks"].empty());
+  EXPECT_EQ(job["program"], "lulesh");
+  EXPECT_EQ(job["start_ns"], kThen - kSecond);
+  EXPECT_EQ(job["end_ns"], 0);
+  EXPECT_EQ(job["end"], "running");
+  EXPECT_EQ(job["energy_j"], 1530.0);
+  const auto& ended = json["jobs"][1];
+  EXPECT_EQ(ended["end"], "completed");
+  EXPECT_EQ(ended["end_detail"], "exit 0");
+  EXPECT_EQ(ended["end_ns"], kThen + 60 * kSecond);
+  EXPECT_EQ(ended["energy_j"], 12.0);
+  EXPECT_EQ(ended["source"], "");
+  EXPECT_EQ(ended["settings"]["power_budget_mw"], 0);
+  EXPECT_EQ(ended["nodes_from"], "");
 }
 
 TEST_F(FaultsFormatterTest, ACancelledJobsEndedRanksShowHowItEnded) {

@@ -302,5 +302,20 @@ TEST_F(JobRegistryTest, AProcessIsFoundInTheJobWhoseRankItIs) {
   EXPECT_EQ(jobs.jobOfProcess(300), std::nullopt);
 }
 
+TEST_F(JobRegistryTest, EnergyAddsUpAndTheFirstProgramNamesTheJob) {
+  JobRegistry jobs(processes_);
+  ASSERT_TRUE(jobs.registerRank(rank("a", 0, 2, 100)).ok());
+  jobs.addEnergy("a", 1.25, "lulesh");
+  jobs.addEnergy("a", 2.5, "other");
+  jobs.addEnergy("a", -1.0, "");
+  jobs.addEnergy("nope", 9.0, "x");
+  EXPECT_EQ(jobs.job("a")->energy_j, 3.75);
+  EXPECT_EQ(jobs.job("a")->program, "lulesh");
+  // Kept once it ended.
+  EXPECT_TRUE(jobs.markEnded("a", JobEnd::kCompleted, "exit 0", 50));
+  jobs.addEnergy("a", 0.25, "lulesh");
+  EXPECT_EQ(jobs.job("a")->energy_j, 4.0);
+}
+
 }  // namespace
 }  // namespace nk
