@@ -10,6 +10,8 @@ echo
 echo
 "$build/bench/stream_cost_bench"
 echo
+"$build/bench/metrics_bench"
+echo
 "$build/bench/energy_step_bench"
 if [[ -x "$build/bench/ompt_overhead_bench" ]]; then
   echo
