@@ -1,8 +1,12 @@
 // The daemon's /metrics with a real Prometheus (Debian's prometheus 2.42)
 // scraping it, and promtool's lint on what it serves.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,8 +20,8 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <vector>
 
-#include "testlib/background_program.h"
 #include "testlib/daemon_process.h"
 #include "testlib/files.h"
 #include "testlib/run_program.h"
@@ -91,9 +95,21 @@ std::string metricsUrl(const test::DaemonProcess& daemon) {
 int portOf(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
 
 // A real Prometheus scraping `target` every second, its data and config in
-// `dir`; SIGKILLed and reaped when this goes (a failed assertion included).
+// `dir`. SIGKILLed and reaped when this goes (a failed assertion included),
+// and by the kernel if the test process itself dies first (PDEATHSIG): a
+// crashed test leaves no Prometheus behind.
 class Prometheus {
  public:
+  Prometheus() = default;
+  Prometheus(const Prometheus&) = delete;
+  Prometheus& operator=(const Prometheus&) = delete;
+  ~Prometheus() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
   bool start(const fs::path& dir, const std::string& target) {
     port_ = freeLoopbackPort();
     const fs::path config = dir / "prometheus.yml";
@@ -106,10 +122,26 @@ class Prometheus {
                              "    static_configs:\n"
                              "      - targets: ['" + target + "']\n";
     log_ = dir / "prometheus.log";
-    return program_.start({"/usr/bin/prometheus", "--config.file=" + config.string(),
-                           "--storage.tsdb.path=" + (dir / "tsdb").string(),
-                           "--web.listen-address=127.0.0.1:" + std::to_string(port_)},
-                          dir / "prometheus.out", log_);
+    std::vector<std::string> argv = {"/usr/bin/prometheus", "--config.file=" + config.string(),
+                                     "--storage.tsdb.path=" + (dir / "tsdb").string(),
+                                     "--web.listen-address=127.0.0.1:" + std::to_string(port_)};
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    const pid_t parent = getpid();
+    pid_ = fork();
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(1);  // the parent died before prctl
+      int log = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+      dup2(null, 0);
+      dup2(log, 1);
+      dup2(log, 2);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    return pid_ > 0;
   }
   // The instant query's result vector, or null (not up yet, or an error).
   json query(const std::string& promql) {
@@ -125,10 +157,22 @@ class Prometheus {
   std::string log() const { return readFile(log_); }
 
  private:
+  pid_t pid_ = -1;
   int port_ = -1;
   fs::path log_;
-  test::BackgroundProgram program_;
 };
+
+// A label's value in a query's result, "" if the series has none.
+std::string labelOf(const json& series, const std::string& label) {
+  const json& metric = series.value("metric", json::object());
+  return metric.contains(label) && metric[label].is_string() ? metric[label].get<std::string>() : "";
+}
+
+// A sample's value: Prometheus sends it as a string.
+double valueOf(const json& series) {
+  const json& value = series.value("value", json::array());
+  return value.size() == 2 && value[1].is_string() ? std::stod(value[1].get<std::string>()) : -1;
+}
 
 TEST(Prometheus, ScrapesPackagePowerThatMatchesTheDaemonsOwnTelemetry) {
   test::TempDir dir("prometheus-test", test::TempDir::Access::kShared);
@@ -152,11 +196,13 @@ TEST(Prometheus, ScrapesPackagePowerThatMatchesTheDaemonsOwnTelemetry) {
   ASSERT_EQ(status.exit_code, 0) << status.err;
   json own = json::parse(status.out);
   std::map<std::string, double> own_power;
-  for (const json& package : own["packages"]) own_power[std::to_string(package["id"].get<int>())] = package["power_w"];
+  for (const json& package : own.value("packages", json::array()))
+    own_power[std::to_string(package.value("id", -1))] = package.value("power_w", 0.0);
   std::map<std::string, double> scraped_power;
   for (const json& series : scraped) {
-    EXPECT_EQ(series["metric"]["job"], "nodekeeper");
-    scraped_power[series["metric"]["package"].get<std::string>()] = std::stod(series["value"][1].get<std::string>());
+    EXPECT_EQ(labelOf(series, "job"), "nodekeeper");
+    EXPECT_NE(labelOf(series, "package"), "") << series.dump();
+    scraped_power[labelOf(series, "package")] = valueOf(series);
   }
   ASSERT_FALSE(own_power.empty());
   EXPECT_EQ(scraped_power.size(), own_power.size());
@@ -175,7 +221,7 @@ TEST(Prometheus, ScrapesPackagePowerThatMatchesTheDaemonsOwnTelemetry) {
   EXPECT_EQ(energy.size(), own_power.size());
   json up = prometheus.query("up{job=\"nodekeeper\"}");
   ASSERT_TRUE(up.is_array() && up.size() == 1u) << up.dump();
-  EXPECT_EQ(up[0]["value"][1], "1");
+  EXPECT_EQ(valueOf(up[0]), 1);
 }
 
 TEST(Prometheus, PromtoolFindsNothingToSayAboutThePage) {
