@@ -10,6 +10,8 @@ echo
 echo
 "$build/bench/stream_cost_bench"
 echo
+"$build/bench/metrics_bench"
+echo
 "$build/bench/energy_step_bench"
 echo
 "$build/bench/energy_accounting_bench"

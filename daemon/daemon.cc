@@ -16,6 +16,10 @@
 #include <thread>
 
 #include "api/apps_service_impl.h"
+#include "api/metrics_http_server.h"
+#include "api/rpc_latency_interceptor.h"
+#include "daemon_metrics.h"
+#include "metrics/rpc_latencies.h"
 #include "api/fault_tree_service_impl.h"
 #include "api/faults_service_impl.h"
 #include "api/grpc_peer_network.h"
@@ -214,6 +218,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const DaemonOptions& options) {
   daemon->startEnergyManager();  // after the job registry: it charges jobs their energy
   daemon->buildFaultServices();
   if (Status s = daemon->startPeerListener(); !s) return s.error();
+  if (Status s = daemon->startMetricsServer(); !s) return s.error();
   if (Status s = daemon->startSocketServer(); !s) return s.error();
   return daemon;
 }
@@ -498,6 +503,27 @@ Status Daemon::startPeerListener() {
   return {};
 }
 
+#ifndef NK_VERSION
+#define NK_VERSION "unknown"
+#endif
+
+// Prometheus /metrics on 127.0.0.1, if --metrics-port asks for it.
+Status Daemon::startMetricsServer() {
+  if (!options_.metrics_port) return {};
+  rpc_latencies_ = std::make_unique<RpcLatencies>();
+  metrics_ = std::make_unique<DaemonMetrics>(DaemonMetrics::Sources{
+      *node_, *apps_, *sessions_, *symptoms_, *fault_reports_, *rpc_latencies_, NK_VERSION, node_name_, profile_name_});
+  MetricsHttpServer::Options http;
+  http.port = *options_.metrics_port;
+  http.render = [metrics = metrics_.get()] { return metrics->render(); };
+  auto server = MetricsHttpServer::start(std::move(http));
+  if (!server) return Error{server.error().code, "--metrics-port (metrics_port): " + server.error().message};
+  metrics_server_ = std::move(*server);
+  const std::string url = "http://127.0.0.1:" + std::to_string(metrics_server_->port()) + "/metrics";
+  Logger::info("serving Prometheus metrics at " + url, {{"METRICS_URL", url}});
+  return {};
+}
+
 // The Unix socket with every service on it; then systemd hears we are ready.
 Status Daemon::startSocketServer() {
   const std::filesystem::path& socket = options_.socket_path;
@@ -508,6 +534,7 @@ Status Daemon::startSocketServer() {
   server_options.max_message_bytes = options_.max_message_bytes;
   server_options.log_warning = [](const std::string& message) { Logger::warning(message); };
   server_options.log_info = [](const std::string& message) { Logger::info(message); };
+  if (rpc_latencies_) server_options.interceptors.push_back(std::make_unique<RpcLatencyInterceptor>(*rpc_latencies_));
   auto server = UnixSocketServer::start(socket, services, std::move(server_options));
   if (!server) return server.error();
   server_ = std::move(*server);
@@ -580,6 +607,8 @@ void Daemon::stop() {
   stopped_ = true;
   sd_notify(0, "STOPPING=1");
   if (peer_server_) peer_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+  // Its page reads the parts stopped and freed below.
+  metrics_server_.reset();
   if (fault_tree_) fault_tree_->stop();
   if (server_) server_->shutdown();
   // Before the node's controls are restored: the manager gives back its

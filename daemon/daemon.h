@@ -32,6 +32,9 @@ class FaultTreeCoordinator;
 class ProcessStateReader;
 class NodeServiceImpl;
 class UnixSocketServer;
+class RpcLatencies;
+class DaemonMetrics;
+class MetricsHttpServer;
 struct FaultRuleBase;
 struct NodeTopology;
 
@@ -70,6 +73,7 @@ class Daemon {
   void startFaultTree(std::shared_ptr<const FaultRuleBase> rules);
   void buildFaultServices();
   Status startPeerListener();
+  Status startMetricsServer();
   Status startSocketServer();
 
   void stop();
@@ -101,6 +105,10 @@ class Daemon {
   std::unique_ptr<StreamHost> streams_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::unique_ptr<UnixSocketServer> server_;
+  // Prometheus /metrics (--metrics-port): its RPC timings, its page, its server.
+  std::unique_ptr<RpcLatencies> rpc_latencies_;
+  std::unique_ptr<DaemonMetrics> metrics_;
+  std::unique_ptr<MetricsHttpServer> metrics_server_;
   bool stopped_ = false;
 };
 

@@ -238,6 +238,8 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
       status = needInteger(config.max_message_bytes, 4096, 1073741824);
     } else if (name == "task_graph_tasks") {
       status = needInteger(config.task_graph_tasks, 0, 1000000000);
+    } else if (name == "metrics_port") {
+      status = needInteger(config.metrics_port, 0, 65535);
     } else {
       status = invalidArgument(at + ": unknown key '" + name +
                                "' (known: socket, state_dir, emulate, emulate_ignore_host_load, profile, sysfs_root, log_level, "
@@ -245,7 +247,7 @@ Result<DaemonConfig> DaemonConfig::parse(std::string_view text, std::string_view
                                "node_name, listen, peer_token, fault_rules, fault_tree_fan_out, tree_heartbeat_ms, "
                                "tree_heartbeat_misses, recording_quota_per_user, recording_quota_total, "
                                "recording_max_age_days, peer_cert, peer_key, peer_ca, connections_per_user, connections_total, streams_per_user, streams_total, "
-                               "stream_messages_per_second, max_message_bytes, task_graph_tasks)");
+                               "stream_messages_per_second, max_message_bytes, task_graph_tasks, metrics_port)");
     }
     if (!status) return status.error();
   }
@@ -302,6 +304,7 @@ void DaemonConfig::overlay(const DaemonConfig& over) {
   take(stream_messages_per_second, over.stream_messages_per_second);
   take(max_message_bytes, over.max_message_bytes);
   take(task_graph_tasks, over.task_graph_tasks);
+  take(metrics_port, over.metrics_port);
 }
 
 }  // namespace nk

@@ -52,6 +52,8 @@ struct DaemonConfig {
   std::optional<uint32_t> max_message_bytes;
   // Tasks each live task session's graph keeps in memory (0: all).
   std::optional<uint32_t> task_graph_tasks;
+  // Prometheus /metrics on 127.0.0.1:PORT (0: a free port, logged).
+  std::optional<uint32_t> metrics_port;
 
   // Unknown keys and wrong types are errors that name the line.
   static Result<DaemonConfig> parse(std::string_view toml_text, std::string_view source_name);

@@ -330,6 +330,15 @@ const std::vector<Flag>& table() {
                "0: keep every task)",
        .range = Range{0, 1000000000},
        .set = number(&DaemonConfig::task_graph_tasks)},
+      {.name = "--metrics-port",
+       .value = Value::kRequired,
+       .value_name = "PORT",
+       .section = "Prometheus metrics",
+       .help = "serve Prometheus metrics at http://127.0.0.1:PORT/metrics\n"
+               "(loopback only; 0: a free port, which the log names)\n"
+               "(default: off; 0..65535)",
+       .range = Range{0, 65535},
+       .set = number(&DaemonConfig::metrics_port)},
   };
   return flags;
 }

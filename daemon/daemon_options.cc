@@ -67,6 +67,7 @@ Status takeSettings(const DaemonConfig& merged, DaemonOptions& options) {
   if (merged.stream_messages_per_second) options.stream_limits.messages_per_second = *merged.stream_messages_per_second;
   if (merged.max_message_bytes) options.max_message_bytes = *merged.max_message_bytes;
   if (merged.task_graph_tasks) options.task_graph_tasks = *merged.task_graph_tasks;
+  if (merged.metrics_port) options.metrics_port = static_cast<uint16_t>(*merged.metrics_port);
   return {};
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -71,6 +72,9 @@ struct DaemonOptions {
   // Tasks each task session's live graph keeps in memory (TaskGraph's
   // window); 0: every task.
   uint32_t task_graph_tasks = 1'000'000;
+  // Prometheus /metrics on 127.0.0.1 at this port (0: a free one, logged);
+  // none: off.
+  std::optional<uint16_t> metrics_port;
 
   static Result<DaemonOptions> fromCommandLine(std::span<const char* const> args);
   static std::string helpText();

@@ -45,8 +45,10 @@ void PublishStream::OnReadDone(bool ok) {
 
 Status PublishStream::take() {
   // Nothing of a bad batch is kept, so the recording replays as the graph is.
-  if (std::string fault = checker_.check(batch_); !fault.empty())
+  if (std::string fault = checker_.check(batch_); !fault.empty()) {
+    sessions_.noteRefusedBatch();
     return invalidArgument("task events from pid " + std::to_string(slot().pid()) + ": " + fault);
+  }
   batch_.set_session_id(session_);
   if (Status appended = sessions_.append(session_, batch_); !appended) return appended;
   if (batch_.gate_reports_size() > 0) hub_.gateReports(session_, batch_.gate_reports());

@@ -122,6 +122,7 @@ Result<std::unique_ptr<UnixSocketServer>> UnixSocketServer::start(const std::fil
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   for (grpc::Service* service : services) builder.RegisterService(service);
+  if (!options.interceptors.empty()) builder.experimental().SetInterceptorCreators(std::move(options.interceptors));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     close(fd);

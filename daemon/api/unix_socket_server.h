@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include <grpcpp/support/server_interceptor.h>
+
 #include "api/connection_limits.h"
 #include "base/result.h"
 
@@ -37,6 +39,8 @@ class UnixSocketServer {
     uint32_t max_message_bytes = 4u << 20;
     std::function<void(const std::string&)> log_warning = [](const std::string&) {};
     std::function<void(const std::string&)> log_info = [](const std::string&) {};
+    // Run on every call (RpcLatencyInterceptor).
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   };
 
   // The socket appears at `path` only once the server accepts: it is bound

@@ -9,10 +9,17 @@ std::optional<FaultRecord> FaultReportLog::publish(FaultRecord fault) {
     return std::nullopt;
   seen_.emplace(fault.job_id, fault.node, fault.kind);
   fault.fault_id = ++last_id_;
+  const auto kind = static_cast<size_t>(fault.kind);
+  ++published_by_kind_[kind < kKinds ? kind : 0];
   faults_.push_back(fault);
   while (faults_.size() > max_faults_) faults_.pop_front();
   arrived_.notify_all();
   return fault;
+}
+
+std::array<uint64_t, FaultReportLog::kKinds> FaultReportLog::publishedByKind() const {
+  std::lock_guard lock(mutex_);
+  return published_by_kind_;
 }
 
 FaultReportLog::Batch FaultReportLog::since(uint64_t after_id, const Filter& filter, size_t limit) const {

@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -45,6 +46,10 @@ class FaultReportLog {
   // True when `node` of `job_id` was reported (any kind).
   bool reported(const std::string& job_id, const std::string& node) const;
   size_t size() const;
+  // Faults ever published, by FaultKind value, the ones since dropped
+  // for space included.
+  static constexpr size_t kKinds = static_cast<size_t>(FaultKind::kOverheating) + 1;
+  std::array<uint64_t, kKinds> publishedByKind() const;
 
  private:
   size_t max_faults_;
@@ -53,6 +58,7 @@ class FaultReportLog {
   std::deque<FaultRecord> faults_;
   std::set<std::tuple<std::string, std::string, FaultKind>> seen_;
   uint64_t last_id_ = 0;
+  std::array<uint64_t, kKinds> published_by_kind_{};
 };
 
 }  // namespace nk

@@ -20,6 +20,8 @@ uint64_t SymptomStore::append(SymptomRecord symptom) {
     std::lock_guard lock(mutex_);
     id = ++last_id_;
     symptom.symptom_id = id;
+    const auto kind = static_cast<size_t>(symptom.kind);
+    ++appended_by_kind_[kind < kKinds ? kind : 0];
     size_t bytes = symptom.approximateBytes();
     // The newest is always kept, even one larger than the whole budget.
     while (!symptoms_.empty() &&
@@ -30,6 +32,11 @@ uint64_t SymptomStore::append(SymptomRecord symptom) {
   }
   arrived_.notify_all();
   return id;
+}
+
+std::array<uint64_t, SymptomStore::kKinds> SymptomStore::appendedByKind() const {
+  std::lock_guard lock(mutex_);
+  return appended_by_kind_;
 }
 
 SymptomStore::Batch SymptomStore::since(uint64_t after_id, const Filter& filter, size_t limit) const {

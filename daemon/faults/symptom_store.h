@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -49,6 +50,11 @@ class SymptomStore {
 
   uint64_t lastId() const;
   uint64_t dropped() const;
+  // Symptoms ever appended, by SymptomKind value (unknown values count as
+  // kUnspecified): counted as they arrive, so dropping the oldest for
+  // space takes nothing off.
+  static constexpr size_t kKinds = static_cast<size_t>(SymptomKind::kRankExited) + 1;
+  std::array<uint64_t, kKinds> appendedByKind() const;
   size_t size() const;
 
  private:
@@ -61,6 +67,7 @@ class SymptomStore {
   size_t bytes_ = 0;
   uint64_t last_id_ = 0;
   uint64_t dropped_ = 0;
+  std::array<uint64_t, kKinds> appended_by_kind_{};
 };
 
 }  // namespace nk

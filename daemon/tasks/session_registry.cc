@@ -183,6 +183,7 @@ Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program
     if (!session->info.recording.empty()) by_recording_[recording.string()] = id;
     sessions_.emplace(id, std::move(session));
   }
+  sessions_opened_.fetch_add(1, std::memory_order_relaxed);
   recordingsRemoved(removed);
   return id;
 }
@@ -210,6 +211,7 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
   Status result;
   std::vector<std::byte> frame;
   std::optional<std::pair<uint64_t, uint32_t>> recorded_at;
+  bool recording_took = false;  // the batch is on disk
   // While the program runs, frames are stored as they come (still zstd
   // frames, a tenth of a nanosecond a byte) and the idle builder compresses
   // the recording once the session ends: compressing here (three
@@ -237,6 +239,7 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
           store_.resize(s->info.recording, s->recording->size());
           result = appended;
         } else {
+          recording_took = true;
           s->stored_frames = s->stored_frames || effort == ZstdFrames::Effort::kFastest;
           // The graph reads the frame back from the recording.
           if (s->recording->compressesFrames() && s->readable)
@@ -250,7 +253,12 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
     }
   }
   recordingsRemoved(removed);
-  if (!result) return result;
+  if (!result) {
+    batches_refused_.fetch_add(1, std::memory_order_relaxed);
+    return result;
+  }
+  batches_received_.fetch_add(1, std::memory_order_relaxed);
+  if (!recording_took) batches_unrecorded_.fetch_add(1, std::memory_order_relaxed);
   if (recorded_at) {
     s->graph.queueRecorded(recorded_at->first, recorded_at->second);
   } else {
@@ -363,6 +371,22 @@ std::vector<SessionRegistry::Session*> SessionRegistry::all() const {
   sessions.reserve(sessions_.size());
   for (const auto& [id, s] : sessions_) sessions.push_back(s.get());
   return sessions;
+}
+
+SessionRegistry::Totals SessionRegistry::totals() const {
+  Totals t;
+  t.sessions_opened = sessions_opened_.load(std::memory_order_relaxed);
+  t.batches_received = batches_received_.load(std::memory_order_relaxed);
+  t.batches_unrecorded = batches_unrecorded_.load(std::memory_order_relaxed);
+  t.batches_refused = batches_refused_.load(std::memory_order_relaxed);
+  for (Session* s : all()) {
+    {
+      std::lock_guard lock(s->mutex);
+      if (s->info.live) ++t.sessions_live;
+    }
+    t.events += s->graph.counts().events;
+  }
+  return t;
 }
 
 std::vector<SessionRegistry::Info> SessionRegistry::list(std::optional<uid_t> only_uid) const {

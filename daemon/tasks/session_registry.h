@@ -87,6 +87,16 @@ class SessionRegistry {
     std::array<uint64_t, 5> by_state{};  // tasks per TaskState value (kept when the graph is freed)
   };
 
+  // Counts for /metrics, since the daemon started.
+  struct Totals {
+    uint64_t sessions_opened = 0;
+    uint64_t sessions_live = 0;  // now
+    uint64_t batches_received = 0;
+    uint64_t batches_unrecorded = 0;  // received while their session was not recording
+    uint64_t batches_refused = 0;     // malformed (noteRefusedBatch) or not kept (append failed)
+    uint64_t events = 0;              // taken into the sessions' graphs, ever
+  };
+
   // Takes account of the recordings an earlier run left in the directory.
   SessionRegistry(std::filesystem::path recordings_dir, Options options);
   explicit SessionRegistry(std::filesystem::path recordings_dir);
@@ -111,6 +121,12 @@ class SessionRegistry {
   // batch received so far in it; false for an unknown session. An ended
   // session's graph is empty (freed).
   bool inspect(uint64_t session, const std::function<void(const TaskGraph&)>& look) const;
+
+  // A batch its stream refused before append() (it failed its checks).
+  void noteRefusedBatch() { batches_refused_.fetch_add(1, std::memory_order_relaxed); }
+  // Cheap: builds no graph, waits for no build (a session's count is what
+  // its graph has taken so far).
+  Totals totals() const;
 
   // Removes the ended recordings past their age or over a quota.
   void sweep();
@@ -176,7 +192,12 @@ class SessionRegistry {
   std::mutex builder_mutex_;  // stopping_
   std::condition_variable builder_wake_;
   bool stopping_ = false;
-  std::atomic<uint64_t> batches_queued_{0};  // ever, so the builder sees new work since it looked
+  std::atomic<uint64_t> batches_queued_{0};
+  // For totals(): one relaxed add per session or batch, none per event.
+  std::atomic<uint64_t> sessions_opened_{0};
+  std::atomic<uint64_t> batches_received_{0};
+  std::atomic<uint64_t> batches_unrecorded_{0};
+  std::atomic<uint64_t> batches_refused_{0};  // ever, so the builder sees new work since it looked
   std::thread builder_;  // last: started once everything above is made
 };
 

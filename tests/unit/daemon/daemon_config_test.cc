@@ -128,7 +128,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
       ++settings;
     }
   }
-  EXPECT_EQ(settings, 32);
+  EXPECT_EQ(settings, 33);
   auto config = DaemonConfig::parse(uncommented.str(), "nodekeeperd.toml");
   ASSERT_TRUE(config.ok()) << config.error().message;
   DaemonOptions defaults;
@@ -161,6 +161,7 @@ TEST(DaemonConfig, ShippedExampleMatchesDefaults) {
   EXPECT_TRUE(config->listen.has_value());
   EXPECT_TRUE(config->peer_token.has_value());
   EXPECT_TRUE(config->fault_rules.has_value());
+  EXPECT_TRUE(config->metrics_port.has_value());
 }
 
 TEST(DaemonOptions, StreamLimitsFromFlagsAndTheirBounds) {
@@ -573,7 +574,7 @@ TEST(DaemonConfig, PeerTlsKeys) {
   }
   EXPECT_TRUE(contains(fileRefusal("peer_crt = \"/x\"\n"), "peer_cert, peer_key, peer_ca, connections_per_user, connections_total, streams_per_user, "
                                                                   "streams_total, stream_messages_per_second, "
-                                                                  "max_message_bytes, task_graph_tasks)"));
+                                                                  "max_message_bytes, task_graph_tasks, metrics_port)"));
   DaemonOptions defaults;
   EXPECT_FALSE(defaults.peerTls());
 }
@@ -696,6 +697,29 @@ TEST(DaemonOptions, TaskGraphTasksFromFileAndFlags) {
   EXPECT_TRUE(contains(big, "task_graph_tasks must be between 0 and 1000000000, not 5000000000")) << big;
   std::string type = fileRefusal("task_graph_tasks = \"many\"\n");
   EXPECT_TRUE(contains(type, "'task_graph_tasks' must be an integer")) << type;
+}
+
+// Prometheus metrics: off by default, a port from the file or a flag (0: any
+// free one), and a refusal that names the key or the flag.
+TEST(DaemonOptions, MetricsPortFromFileAndFlags) {
+  DaemonOptions defaults;
+  EXPECT_FALSE(defaults.metrics_port.has_value());
+  TempConfig file("metrics_port = 9464\n");
+  std::string path = file.path();
+  const char* from_file[] = {"nodekeeperd", "--config", path.c_str()};
+  auto options = DaemonOptions::fromCommandLine(from_file);
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->metrics_port, std::optional<uint16_t>(9464));
+  const char* flags[] = {"nodekeeperd", "--config", path.c_str(), "--metrics-port=0"};
+  auto over = DaemonOptions::fromCommandLine(flags);
+  ASSERT_TRUE(over.ok()) << over.error().message;
+  EXPECT_EQ(over->metrics_port, std::optional<uint16_t>(0));
+  EXPECT_EQ(flagRefusal({"--metrics-port", "65536"}), "--metrics-port must be a number between 0 and 65535, not '65536'");
+  EXPECT_EQ(flagRefusal({"--metrics-port", "http"}), "--metrics-port must be a number between 0 and 65535, not 'http'");
+  std::string big = fileRefusal("metrics_port = 70000\n");
+  EXPECT_TRUE(contains(big, "metrics_port must be between 0 and 65535, not 70000")) << big;
+  std::string type = fileRefusal("metrics_port = \"9464\"\n");
+  EXPECT_TRUE(contains(type, "'metrics_port' must be an integer")) << type;
 }
 
 }  // namespace nk

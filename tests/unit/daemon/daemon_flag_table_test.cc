@@ -68,6 +68,7 @@ std::string describe(const DaemonFlagTable::Parsed& parsed) {
   field("stream_messages_per_second", c.stream_messages_per_second);
   field("max_message_bytes", c.max_message_bytes);
   field("task_graph_tasks", c.task_graph_tasks);
+  field("metrics_port", c.metrics_port);
   out << "help=" << parsed.show_help << ";version=" << parsed.show_version;
   return out.str();
 }
@@ -154,7 +155,7 @@ TEST(DaemonFlagTable, NumericFlagsKeepToTheirRange) {
                                    std::string("-1"), std::string(" 5")})
       EXPECT_EQ(refusal({name, bad}), message(bad));
   }
-  EXPECT_EQ(numeric, 15);
+  EXPECT_EQ(numeric, 16);
 }
 
 TEST(DaemonFlagTable, EqualsFormSetsWhatTheTwoWordFormSets) {

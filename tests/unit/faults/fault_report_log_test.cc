@@ -183,6 +183,17 @@ TEST(FaultReportLog, BoundDropsTheOldestFirst) {
   EXPECT_EQ(log.size(), 3u);
 }
 
+TEST(FaultReportLog, CountsPublishedByKindThoseDroppedForSpaceAndNotTheRepeats) {
+  FaultReportLog log(2);
+  for (int i = 1; i <= 4; ++i) log.publish(fault("j1", "n" + std::to_string(i)));
+  log.publish(fault("j2", "n1", FaultKind::kProcessHang));
+  log.publish(fault("j2", "n1", FaultKind::kProcessHang));  // said already: not published
+  auto counts = log.publishedByKind();
+  EXPECT_EQ(counts[static_cast<size_t>(FaultKind::kNodeDown)], 4u);
+  EXPECT_EQ(counts[static_cast<size_t>(FaultKind::kProcessHang)], 1u);
+  EXPECT_EQ(counts[static_cast<size_t>(FaultKind::kOverheating)], 0u);
+}
+
 TEST(FaultReportLog, WaitForNewerReturnsAtOnceWhenThereIsOne) {
   FaultReportLog log;
   log.publish(fault("j1", "n1"));

@@ -70,6 +70,22 @@ TEST(SymptomStore, KeepsTheNewestWithinItsCount) {
   EXPECT_EQ(ids(store.since(3, {})), (std::vector<uint64_t>{4, 5}));
 }
 
+TEST(SymptomStore, CountsByKindAtIntakeSoDroppingForSpaceTakesNothingOff) {
+  SymptomStore store({.max_symptoms = 2});
+  for (int i = 0; i < 4; ++i) store.append(symptom("j"));
+  SymptomRecord error = symptom("j");
+  error.kind = SymptomKind::kMpiError;
+  store.append(error);
+  SymptomRecord odd = symptom("j");
+  odd.kind = static_cast<SymptomKind>(99);
+  store.append(odd);
+  auto counts = store.appendedByKind();
+  EXPECT_EQ(counts[static_cast<size_t>(SymptomKind::kResponseTimeout)], 4u);
+  EXPECT_EQ(counts[static_cast<size_t>(SymptomKind::kMpiError)], 1u);
+  EXPECT_EQ(counts[static_cast<size_t>(SymptomKind::kUnspecified)], 1u);
+  EXPECT_EQ(store.size(), 2u);
+}
+
 TEST(SymptomStore, KeepsTheNewestWithinItsMemory) {
   const size_t one = symptom("j", 1000, std::string(1000, 'x')).approximateBytes();
   SymptomStore store({.max_symptoms = 100, .max_bytes = one * 2 + one / 2});

@@ -213,6 +213,29 @@ TEST_F(QuotaTest, ALiveSessionAtItsQuotaStopsRecordingAndItsGraphGoesOn) {
   EXPECT_EQ(registry.info(*id)->recording_stopped, info->recording_stopped);
 }
 
+TEST_F(QuotaTest, TotalsCountSessionsBatchesThoseUnrecordedAndRefusedAndEventsTaken) {
+  const uint64_t quota = 16 + 3 * frame_bytes_ + frame_bytes_ / 2;
+  SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1 + 2 * i))).ok()) << i;
+  registry.noteRefusedBatch();
+  EXPECT_FALSE(registry.append(*id + 100, test::batchOf(twoTasks(1))).ok());  // no such session: not a batch of one
+  auto totals = registry.totals();
+  EXPECT_EQ(totals.sessions_opened, 1u);
+  EXPECT_EQ(totals.sessions_live, 1u);
+  EXPECT_EQ(totals.batches_received, 10u);
+  EXPECT_EQ(totals.batches_unrecorded, 7u);  // three fit the quota
+  EXPECT_EQ(totals.batches_refused, 1u);
+  EXPECT_EQ(totals.events, 0u);  // nothing built yet: totals() builds nothing
+  (void)registry.info(*id);      // looking builds the graph
+  EXPECT_EQ(registry.totals().events, 30u);
+  registry.close(*id);
+  totals = registry.totals();
+  EXPECT_EQ(totals.sessions_live, 0u);
+  EXPECT_EQ(totals.events, 30u);
+}
+
 TEST_F(QuotaTest, OldestEndedRecordingsMakeRoomAndTheirSessionsSaySo) {
   const uint64_t quota = 2 * (16 + 3 * frame_bytes_);
   SessionRegistry registry(dir_ / "recordings", options(quota, 1 << 20));
