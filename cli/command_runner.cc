@@ -38,6 +38,8 @@
 #include "cli/graph_watcher.h"
 #include "cli/graphviz_renderer.h"
 #include "cli/interrupt_watcher.h"
+#include "cli/job_commands.h"
+#include "cli/jobs_client.h"
 #include "cli/node_client.h"
 #include "cli/recording_loader.h"
 #include "cli/request_builder.h"
@@ -176,6 +178,13 @@ int CommandRunner::dispatch(const Invocation& invocation, NodeClient& client, Ap
     case CommandId::kExport: return exportSession(invocation, tasks_client);
     case CommandId::kGraph: return graph(invocation, tasks_client);
     case CommandId::kJobs: return jobs(invocation, faults_client);
+    case CommandId::kJobBegin:
+    case CommandId::kJobAttach:
+    case CommandId::kJobEnd: {
+      JobsClient jobs_client(CommandLine::socketPath(invocation.global, std::getenv("NODEKEEPER_SOCKET")),
+                             std::chrono::milliseconds(std::llround(invocation.global.timeout_s * 1000.0)));
+      return JobCommands::run(invocation, jobs_client, out_, err_);
+    }
     case CommandId::kSymptoms: return symptoms(invocation, faults_client);
     case CommandId::kFaults: return faults(invocation, faults_client);
     case CommandId::kWhoAmI: return whoAmI(invocation, client);

@@ -237,6 +237,36 @@ CommandTable::CommandTable() {
        "second; a rank that stopped reporting is stuck or dead). --job JOB shows one.\n"
        "You see your own jobs; the admin sees all. Ended jobs stay listed, their ranks\n"
        "gone, until newer jobs need the room.\n"},
+      {CommandId::kJobBegin, {"job", "begin"}, {},
+       {{"job", 0, true, "ID", "the scheduler's job id (required)"},
+        {"uid", 0, true, "UID", "the job's owner (required)"},
+        {"nodes", 0, true, "LIST", "the job's nodes by host name, comma separated"},
+        {"peer-port", 0, true, "PORT", "each node's daemon answers its peers at HOST:PORT"},
+        {"budget", 0, true, "WATTS", "the job's power budget on this node, e.g. 40W"},
+        {"policy", 0, true, "NAME", "the energy policy of the job's apps"},
+        {"tasks", 0, true, "MODE", "task recording of its programs: lossless or lossy"},
+        {"debug", 0, false, "", "its programs wait for a debugger frontend"},
+        {"program", 0, true, "NAME", "its program's name"}},
+       "tell the daemon a scheduler's job starts here (admin; the Slurm plugin)",
+       "Tells the daemon that a job starts on this node: its owner, nodes and what it\n"
+       "asked for (srun --nk-*). Its apps that register without a budget or policy of\n"
+       "their own get the job's policy and a share of its budget (split equally\n"
+       "among the job's apps here). Again for the same job (another step) replaces\n"
+       "its settings. Needs the admin role: the Slurm plugin runs it as root. Prints\n"
+       "the job.\n"},
+      {CommandId::kJobAttach, {"job", "attach"}, {},
+       {{"job", 0, true, "ID", "the job (required)"}, {"pid", 0, true, "PID", "a task's process (required)"}},
+       "attach a task's process to a job (admin; the Slurm plugin)",
+       "Makes PID and its descendants processes of job ID (begun with 'job begin'),\n"
+       "so that an app among them gets the job's terms. Needs the admin role.\n"},
+      {CommandId::kJobEnd, {"job", "end"}, {},
+       {{"job", 0, true, "ID", "the job (required)"},
+        {"end", 0, true, "HOW", "completed, failed, cancelled, aborted or unknown (required)"},
+        {"detail", 0, true, "TEXT", "how, in a person's words, e.g. 'exit 2'"}},
+       "tell the daemon how a job ended and print its energy (admin; the Slurm plugin)",
+       "Records how job ID ended, unless its end is known already (the first to know\n"
+       "tells it), and prints the job with the energy this node's packages spent on it\n"
+       "(energy_j with --json). Needs the admin role.\n"},
       {CommandId::kSymptoms, {"symptoms"}, {},
        {{"job", 0, true, "JOB", "only the symptoms of job JOB"},
         {"watch", 0, false, "", "then print new symptoms as they arrive, until Ctrl-C"}},

@@ -22,6 +22,7 @@
 #include "metrics/rpc_latencies.h"
 #include "api/fault_tree_service_impl.h"
 #include "api/faults_service_impl.h"
+#include "api/jobs_service_impl.h"
 #include "api/grpc_peer_network.h"
 #include "api/peer_listener.h"
 #include "api/peer_token.h"
@@ -30,6 +31,7 @@
 #include "api/node_service_impl.h"
 #include "apps/app_registry.h"
 #include "apps/energy_manager.h"
+#include "apps/job_app_terms.h"
 #include "apps/node_power_cap.h"
 #include "apps/proc_process_inspector.h"
 #include "base/clock.h"
@@ -360,7 +362,19 @@ void Daemon::buildApps() {
     registry.budget_floor = BudgetFloor(
         [emulated](uint32_t busy_cores) -> std::optional<double> { return emulated->powerAtLowestClockW(busy_cores); });
   apps_ = std::make_unique<AppRegistry>(*access_, std::make_unique<ProcProcessInspector>(), registry);
-  services_.push_back(std::make_unique<AppsServiceImpl>(*apps_, *access_, *streams_));
+  // The job registry comes later (startFaultTree); until then no app is in a job.
+  job_app_terms_ = std::make_unique<JobAppTerms>(
+      *apps_,
+      [this](pid_t pid) -> std::optional<JobTerms> {
+        if (!jobs_) return std::nullopt;
+        std::optional<std::string> id = jobs_->jobOfProcess(pid);
+        if (!id) return std::nullopt;
+        std::optional<JobRecord> job = jobs_->job(*id);
+        if (!job || job->end != JobEnd::kRunning) return std::nullopt;
+        return JobTerms{job->job_id, job->settings.power_budget_mw, job->settings.policy};
+      },
+      [](const std::string& message) { Logger::warning(message); });
+  services_.push_back(std::make_unique<AppsServiceImpl>(*apps_, *access_, *streams_, job_app_terms_.get()));
 }
 
 void Daemon::startEnergyManager() {
@@ -477,6 +491,7 @@ void Daemon::buildFaultServices() {
                                                           faults));
   services_.push_back(
       std::make_unique<FaultTreeServiceImpl>(*jobs_, *fault_tree_, *peer_token_, *access_, node_name_, message_logs_));
+  services_.push_back(std::make_unique<JobsServiceImpl>(*jobs_, *access_));
 }
 
 // The daemon-to-daemon fault tree service on TCP, if --listen asks for it.

@@ -18,6 +18,7 @@ class EmulatedNode;
 class NodeController;
 class AccessPolicy;
 class AppRegistry;
+class JobAppTerms;
 class EnergyManager;
 class SessionRegistry;
 class JobRegistry;
@@ -90,6 +91,8 @@ class Daemon {
   std::unique_ptr<SessionRegistry> sessions_;
   std::unique_ptr<ProcessStateReader> process_states_;
   std::unique_ptr<JobRegistry> jobs_;
+  // Apps of a scheduler's job get its budget and policy (looked up in jobs_).
+  std::unique_ptr<JobAppTerms> job_app_terms_;
   std::unique_ptr<SymptomStore> symptoms_;
   std::unique_ptr<PeerToken> peer_token_;
   std::shared_ptr<const PeerTransport> peer_transport_;

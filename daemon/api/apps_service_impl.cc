@@ -4,6 +4,7 @@
 #include "api/app_wire.h"
 #include "api/refused_stream.h"
 #include "apps/app_registry.h"
+#include "apps/job_app_terms.h"
 #include "peer_identity.h"
 #include "status_mapping.h"
 
@@ -19,8 +20,9 @@ int64_t toSignedMw(uint64_t mw) { return static_cast<int64_t>(mw); }
 
 }  // namespace
 
-AppsServiceImpl::AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access, StreamHost& streams)
-    : apps_(apps), access_(access), streams_(streams) {}
+AppsServiceImpl::AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access, StreamHost& streams,
+                                 JobAppTerms* job_terms)
+    : apps_(apps), access_(access), streams_(streams), job_terms_(job_terms) {}
 
 grpc::Status AppsServiceImpl::RegisterApp(grpc::ServerContext* context, const v1::RegisterAppRequest* request,
                                           v1::App* out) {
@@ -32,7 +34,7 @@ grpc::Status AppsServiceImpl::RegisterApp(grpc::ServerContext* context, const v1
   registration.max_threads = request->max_threads();
   registration.policy = request->policy();
   registration.tracing_only = request->tracing_only();
-  auto app = apps_.registerApp(*peer, registration);
+  auto app = job_terms_ ? job_terms_->registerApp(*peer, registration) : apps_.registerApp(*peer, registration);
   if (!app) return toGrpcStatus(app.error());
   AppWire::toProto(*app, out);
   return grpc::Status::OK;

@@ -6,6 +6,7 @@
 namespace nk {
 
 class AppRegistry;
+class JobAppTerms;
 class AccessPolicy;
 
 // AppsService: translates requests to AppRegistry calls; the caller's pid and
@@ -14,7 +15,10 @@ class AccessPolicy;
 class AppsServiceImpl final
     : public nodekeeper::v1::AppsService::WithCallbackMethod_Control<nodekeeper::v1::AppsService::Service> {
  public:
-  AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access, StreamHost& streams);
+  // `job_terms`: registrations go through it (an app of a scheduler's job
+  // gets the job's budget and policy); without it, straight to `apps`.
+  AppsServiceImpl(AppRegistry& apps, const AccessPolicy& access, StreamHost& streams,
+                  JobAppTerms* job_terms = nullptr);
 
   grpc::Status RegisterApp(grpc::ServerContext*, const nodekeeper::v1::RegisterAppRequest*,
                            nodekeeper::v1::App*) override;
@@ -35,6 +39,7 @@ class AppsServiceImpl final
   AppRegistry& apps_;
   const AccessPolicy& access_;
   StreamHost& streams_;
+  JobAppTerms* job_terms_;
 };
 
 }  // namespace nk

@@ -25,6 +25,11 @@ std::optional<ProcStat> ProcStat::read(const std::filesystem::path& root, pid_t 
   if (fields.empty() || fields[0].empty()) return std::nullopt;
   ProcStat out;
   out.state = fields[0][0];
+  if (fields.size() >= 2) {
+    pid_t parent = 0;
+    auto [p_end, p_ec] = std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), parent);
+    if (p_ec == std::errc()) out.ppid = parent;
+  }
   // fields[0] is field 3 (state); utime and stime are fields 14 and 15,
   // starttime is field 22.
   if (fields.size() >= 13) {

@@ -13,6 +13,7 @@ namespace nk {
 // the faults service alike.
 struct ProcStat {
   char state = '?';                     // field 3: R, S, D, T, Z, ...
+  std::optional<pid_t> ppid;            // field 4
   std::optional<uint64_t> start_time;   // field 22, in clock ticks since boot
   std::optional<uint64_t> cpu_ticks;    // fields 14 + 15 (utime + stime), all its threads, in clock ticks
 

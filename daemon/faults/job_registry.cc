@@ -1,6 +1,7 @@
 #include "faults/job_registry.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 #include "base/signal_name.h"
@@ -40,8 +41,16 @@ ProcessStatus JobRegistry::statusOf(const RankRecord& rank) const {
 }
 
 bool JobRegistry::endedLocked(const Job& job) const {
-  return std::all_of(job.ranks.begin(), job.ranks.end(),
-                     [&](const auto& entry) { return isDead(stateOf(entry.second)); });
+  const bool ranks_gone = std::all_of(job.ranks.begin(), job.ranks.end(),
+                                      [&](const auto& entry) { return isDead(stateOf(entry.second)); });
+  if (!ranks_gone) return false;
+  if (job.record.source == "mpi") return true;
+  // A scheduler's job may have no ranks at all (not MPI, or not yet): it
+  // is over when the scheduler said so, or when all it started here is gone.
+  if (job.record.end != JobEnd::kRunning) return true;
+  return !job.attached.empty() && std::all_of(job.attached.begin(), job.attached.end(), [&](const AttachedProcess& p) {
+    return isDead(processes_.stateOf(p.pid, p.start_time));
+  });
 }
 
 bool JobRegistry::ended(const JobRecord& job) const {
@@ -110,6 +119,8 @@ Status JobRegistry::registerRank(RankRegistration r, bool any_owner) {
     if (existing.uid != r.uid && !any_owner)
       return permissionDenied("job " + singleQuoted(r.job_id) + " belongs to uid " + std::to_string(existing.uid) +
                               "; a rank of uid " + std::to_string(r.uid) + " may not join it");
+    // A job a scheduler began has no size until its first rank comes.
+    if (existing.size == 0 && it->second.ranks.empty()) existing.size = r.size;
     if (existing.size != r.size)
       return invalidArgument("size " + std::to_string(r.size) + " differs from the size " +
                              std::to_string(existing.size) + " that job " + singleQuoted(r.job_id) +
@@ -131,6 +142,12 @@ Status JobRegistry::setNodes(std::string_view job_id, std::vector<JobNodeRecord>
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return noSuchJob(job_id);
   const uint32_t size = it->second.record.size;
+  // A node the ranks name without an endpoint (its daemon has no --listen)
+  // is reached where the scheduler's node list says (peer_port).
+  for (JobNodeRecord& n : nodes)
+    if (n.endpoint.empty())
+      for (const JobNodeRecord& known : it->second.record.nodes)
+        if (known.ranks.empty() && known.node == n.node) n.endpoint = known.endpoint;
 
   std::unordered_map<std::string, size_t> node_index;
   std::unordered_map<uint32_t, size_t> rank_node;
@@ -279,11 +296,123 @@ void JobRegistry::addEnergy(std::string_view job_id, double joules, std::string_
 }
 
 std::optional<std::string> JobRegistry::jobOfProcess(pid_t pid) const {
+  // The process and its ancestors, nearest first, read before taking the
+  // lock: /proc is slow next to the lookups.
+  std::unordered_map<pid_t, std::pair<size_t, uint64_t>> lineage;  // pid -> (generation, start time)
+  pid_t current = pid;
+  for (int generation = 0; generation <= kMaxAncestors && current > 1; ++generation) {
+    auto status = processes_.read(current);
+    if (!status) break;
+    if (!lineage.emplace(current, std::make_pair(static_cast<size_t>(generation), status->start_time)).second) break;
+    current = status->ppid;
+  }
   std::lock_guard lock(mutex_);
-  for (const auto& [id, job] : jobs_)
-    for (const auto& [number, rank] : job.ranks)
-      if (rank.pid == pid) return id;
-  return std::nullopt;
+  std::optional<std::string> best;
+  size_t best_generation = SIZE_MAX;
+  auto consider = [&](const std::string& id, pid_t candidate, uint64_t start_time, bool exact_pid_is_enough) {
+    if (candidate == pid && exact_pid_is_enough) {
+      if (best_generation > 0) best = id, best_generation = 0;
+      return;
+    }
+    auto found = lineage.find(candidate);
+    if (found == lineage.end()) return;
+    const auto [generation, seen_start] = found->second;
+    // A pid the kernel gave to another process is not the one attached.
+    if (start_time != 0 && seen_start != 0 && start_time != seen_start) return;
+    if (generation < best_generation) best = id, best_generation = generation;
+  };
+  for (const auto& [id, job] : jobs_) {
+    for (const auto& [number, rank] : job.ranks) consider(id, rank.pid, rank.start_time, true);
+    for (const AttachedProcess& attached : job.attached) consider(id, attached.pid, attached.start_time, false);
+  }
+  return best;
+}
+
+namespace {
+
+bool isPlainWord(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 127; });
+}
+
+}  // namespace
+
+Status JobRegistry::beginJob(JobBeginning b) {
+  if (b.job_id.empty()) return invalidArgument("job_id is empty");
+  if (b.job_id.size() > kMaxIdBytes)
+    return invalidArgument("job_id is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  if (!isPlainWord(b.job_id)) return invalidArgument("job_id " + singleQuoted(b.job_id) + " holds spaces or control characters");
+  if (b.source.empty() || b.source.size() > 32 || !isPlainWord(b.source))
+    return invalidArgument("source must be a word of at most 32 bytes");
+  if (b.program.size() > kMaxIdBytes)
+    return invalidArgument("program is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  if (b.settings.policy.size() > 64 || !isPlainWord(b.settings.policy))
+    return invalidArgument("policy must be a name of at most 64 bytes without spaces");
+  if (!b.settings.tasks.empty() && b.settings.tasks != "lossless" && b.settings.tasks != "lossy")
+    return invalidArgument("tasks " + singleQuoted(b.settings.tasks) + " is neither 'lossless' nor 'lossy'");
+  if (b.nodes.size() > kMaxJobNodes)
+    return invalidArgument("nodes lists " + std::to_string(b.nodes.size()) + " nodes; at most " +
+                           std::to_string(kMaxJobNodes) + " are taken");
+  std::unordered_map<std::string_view, size_t> names;
+  for (size_t i = 0; i < b.nodes.size(); ++i) {
+    const JobNodeRecord& n = b.nodes[i];
+    const std::string where = "nodes[" + std::to_string(i) + "]";
+    if (n.node.empty() || n.node.size() > kMaxIdBytes || !isPlainWord(n.node))
+      return invalidArgument(where + ".node must be a host name of 1 to " + std::to_string(kMaxIdBytes) + " bytes");
+    if (n.endpoint.size() > kMaxIdBytes || !isPlainWord(n.endpoint))
+      return invalidArgument(where + ".endpoint must be HOST:PORT of at most " + std::to_string(kMaxIdBytes) + " bytes");
+    if (!n.ranks.empty()) return invalidArgument(where + " lists ranks; a scheduler's node list has none");
+    if (!names.emplace(n.node, i).second) return invalidArgument("node " + singleQuoted(n.node) + " is listed twice");
+  }
+
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(b.job_id);
+  if (it != jobs_.end() && endedLocked(it->second)) {
+    jobs_.erase(it);
+    it = jobs_.end();
+  }
+  if (it == jobs_.end()) {
+    makeRoomLocked();
+    Job job;
+    job.record.job_id = b.job_id;
+    job.record.uid = b.uid;
+    job.record.created_ns = b.now_ns;
+    it = jobs_.emplace(b.job_id, std::move(job)).first;
+  } else if (it->second.record.uid != b.uid) {
+    return permissionDenied("job " + singleQuoted(b.job_id) + " belongs to uid " + std::to_string(it->second.record.uid) +
+                            ", not " + std::to_string(b.uid));
+  }
+  JobRecord& record = it->second.record;
+  record.source = std::move(b.source);
+  record.settings = std::move(b.settings);
+  if (record.program.empty()) record.program = std::move(b.program);
+  // The ranks' own list knows which rank runs where; the scheduler's does not.
+  if (record.nodes.empty() && !b.nodes.empty()) {
+    record.nodes = std::move(b.nodes);
+    record.nodes_from = record.source;
+  }
+  record.last_activity_ns = b.now_ns;
+  return {};
+}
+
+Status JobRegistry::attachProcess(std::string_view job_id, pid_t pid, int64_t now_ns) {
+  if (pid <= 1) return invalidArgument("pid " + std::to_string(pid) + " is not a task's process id");
+  auto status = processes_.read(pid);
+  if (!status) return invalidArgument("pid " + std::to_string(pid) + " is not a running process");
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return noSuchJob(job_id);
+  auto& attached = it->second.attached;
+  for (const AttachedProcess& p : attached)
+    if (p.pid == pid && p.start_time == status->start_time) return {};
+  if (attached.size() >= kMaxAttachedProcesses) {
+    std::erase_if(attached, [&](const AttachedProcess& p) { return isDead(processes_.stateOf(p.pid, p.start_time)); });
+    if (attached.size() >= kMaxAttachedProcesses)
+      return resourceExhausted("job " + singleQuoted(job_id) + " has " + std::to_string(attached.size()) +
+                               " processes attached here already");
+  }
+  attached.push_back({pid, status->start_time});
+  it->second.record.last_activity_ns = now_ns;
+  return {};
 }
 
 JobRecord JobRegistry::snapshot(const Job& job) {

@@ -88,6 +88,19 @@ struct RankRegistration {
   int64_t now_ns = 0;
 };
 
+// A scheduler's word that a job starts on this node (the Slurm plugin):
+// its owner, its nodes (endpoints "" when the site gives no peer port) and
+// what it asked for.
+struct JobBeginning {
+  std::string job_id;
+  uid_t uid = 0;
+  std::vector<JobNodeRecord> nodes;  // ranks empty: the scheduler does not know them
+  JobSettings settings;
+  std::string program;
+  std::string source = "slurm";
+  int64_t now_ns = 0;
+};
+
 struct ProgressUpdate {
   std::string_view job_id;
   uint32_t rank = 0;
@@ -136,8 +149,24 @@ class JobRegistry {
   // Energy this node's packages spent on the job (kept after it ends);
   // `program` names the job when it has no program yet.
   void addEnergy(std::string_view job_id, double joules, std::string_view program);
-  // The job one of whose processes here is `pid`.
+  // The job one of whose processes here is `pid`: a rank, a process
+  // attached to it, or a descendant of one (found through its parents, at
+  // most kMaxAncestors up).
   std::optional<std::string> jobOfProcess(pid_t pid) const;
+
+  // A scheduler begins the job here, or tells it again (another step):
+  // then its settings and nodes are replaced. A job its ranks registered
+  // first is taken over when the uid matches. An ended job's id begins a
+  // new job. Such a job is not over when it has no ranks: it ends when
+  // markEnded says so or every process attached to it is gone.
+  Status beginJob(JobBeginning beginning);
+  // `pid` (a task the scheduler started) belongs to the job; so do its
+  // descendants (jobOfProcess).
+  Status attachProcess(std::string_view job_id, pid_t pid, int64_t now_ns);
+
+  static constexpr size_t kMaxAttachedProcesses = 4096;  // per job
+  static constexpr size_t kMaxJobNodes = 65536;
+  static constexpr int kMaxAncestors = 64;
 
   std::optional<JobRecord> job(std::string_view job_id) const;
   std::vector<JobRecord> list(std::optional<uid_t> only_uid = std::nullopt) const;
@@ -150,9 +179,14 @@ class JobRegistry {
   bool ended(const JobRecord& job) const;
 
  private:
+  struct AttachedProcess {
+    pid_t pid = -1;
+    uint64_t start_time = 0;
+  };
   struct Job {
     JobRecord record;  // its `ranks` stay empty: they live in `ranks`
     std::map<uint32_t, RankRecord> ranks;
+    std::vector<AttachedProcess> attached;  // by a scheduler (attachProcess)
   };
 
   static JobRecord snapshot(const Job& job);

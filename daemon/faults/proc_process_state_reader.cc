@@ -26,6 +26,7 @@ std::optional<ProcessStatus> ProcProcessStateReader::read(pid_t pid) const {
   ProcessStatus status;
   status.state = fromLetter(stat->state);
   if (stat->start_time) status.start_time = *stat->start_time;
+  if (stat->ppid) status.ppid = *stat->ppid;
   static const long ticks_per_second = sysconf(_SC_CLK_TCK);
   if (stat->cpu_ticks && ticks_per_second > 0)
     status.cpu_time = std::chrono::microseconds(static_cast<int64_t>(*stat->cpu_ticks * 1000000 / ticks_per_second));

@@ -20,6 +20,7 @@ struct ProcessStatus {
   uint64_t start_time = 0;  // clock ticks since boot (/proc/<pid>/stat field 22)
   // The CPU time all its threads used (utime + stime); nullopt when unknown.
   std::optional<std::chrono::microseconds> cpu_time;
+  pid_t ppid = 0;  // its parent; 0 when unknown
 };
 
 // Reads a process's state. Behind an interface so that unit tests use a fake

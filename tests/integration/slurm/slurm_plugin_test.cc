@@ -1,0 +1,192 @@
+// The Slurm SPANK plugin end to end: real munged, slurmctld and slurmd
+// (one node, on 127.0.0.1) with the plugin in their plugstack.conf, a real
+// daemon on an emulated node, and an OpenMP program under srun. Needs root
+// (slurmd); skipped otherwise.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "nodekeeper/v1/faults.grpc.pb.h"
+#include "slurm_cluster.h"
+#include "testlib/background_program.h"
+#include "testlib/daemon_process.h"
+#include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
+#include "testlib/test_env.h"
+#include "testlib/wait_for.h"
+
+namespace nk::test {
+namespace {
+
+namespace v1 = nodekeeper::v1;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Json = nlohmann::json;
+
+class SlurmPluginTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() != 0) return;
+    dir_ = std::make_unique<TempDir>("slurm", TempDir::Access::kShared);
+    daemon_ = std::make_unique<DaemonProcess>();
+    if (!daemon_->start(dir_->path() / "daemon")) {
+      setup_error_ = "daemon: " + daemon_->lastError();
+      return;
+    }
+    cluster_ = std::make_unique<SlurmCluster>();
+    const std::string plugin = "required " + envOr("NK_SPANK_PLUGIN") + " cli=" + cliPath() +
+                               " socket=" + daemon_->socket().string() + " tool=" + envOr("NK_CLIENT_LIB") +
+                               " timeout=2";
+    if (!cluster_->start(dir_->path() / "slurm", plugin)) setup_error_ = "slurm: " + cluster_->lastError();
+  }
+  static void TearDownTestSuite() {
+    cluster_.reset();  // its jobs' processes first, then the daemon
+    daemon_.reset();
+    dir_.reset();
+  }
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "slurmd needs root";
+    ASSERT_TRUE(setup_error_.empty()) << setup_error_;
+  }
+
+  static std::string program() { return envOr("NK_TASKS_PROGRAM"); }
+
+  static Json cliJson(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {cliPath(), "--socket", daemon_->socket().string(), "--json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult result = runProgram(argv, std::nullopt, 30s);
+    if (result.exit_code != 0) return Json();
+    return Json::parse(result.out, nullptr, false);
+  }
+
+  // The daemon's record of the job (ListJobs as root), if it has one.
+  static std::optional<v1::Job> daemonJob(const std::string& job_id) {
+    auto stub =
+        v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + daemon_->socket().string(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    v1::ListJobsRequest request;
+    request.set_job_id(job_id);
+    v1::JobList list;
+    if (!stub->ListJobs(&context, request, &list).ok()) return std::nullopt;
+    for (const v1::Job& job : list.jobs())
+      if (job.job_id() == job_id) return job;
+    return std::nullopt;
+  }
+
+  std::string failureContext() const {
+    return "\n--- daemon log\n" + [] {
+      std::ifstream in(daemon_->stderrPath());
+      std::stringstream text;
+      text << in.rdbuf();
+      std::string log = text.str();
+      return log.size() > 3000 ? log.substr(log.size() - 3000) : log;
+    }() + "\n" + cluster_->logs();
+  }
+
+  static inline std::unique_ptr<TempDir> dir_;
+  static inline std::unique_ptr<DaemonProcess> daemon_;
+  static inline std::unique_ptr<SlurmCluster> cluster_;
+  static inline std::string setup_error_;
+};
+
+TEST_F(SlurmPluginTest, ABudgetReachesTheAppAndTheJobsJoulesAreWritten) {
+  const fs::path stop = dir_->path() / "stop-budget";
+  BackgroundProgram srun;
+  ASSERT_TRUE(srun.start(cluster_->command({"srun", "-N1", "-n1", "-J", "nk-budget", "--nk-budget=40W", program(),
+                                            "until", stop.string(), "16"}),
+                         dir_->path() / "budget.out", dir_->path() / "budget.err"));
+  Json app;
+  const bool budgeted = waitFor(
+      [&] {
+        Json apps = cliJson({"apps"});
+        if (!apps.is_object()) return false;
+        for (const Json& a : apps["apps"])
+          if (a.value("budget_mw", 0) == 40000) {
+            app = a;
+            return true;
+          }
+        return false;
+      },
+      120s);
+  const std::string job_id = cluster_->jobIdByName("nk-budget");
+  std::ofstream(stop) << "stop\n";
+  ASSERT_TRUE(budgeted) << "no app with a 40 W budget; srun said: " << srun.err() << failureContext();
+  EXPECT_EQ(srun.wait(120s), 0) << srun.err();
+  ASSERT_FALSE(job_id.empty());
+
+  // The plugin asks the daemon for the job's energy at its end and writes it.
+  std::string comment;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        comment = cluster_->jobField(job_id, "AdminComment");
+        return comment.find("nodekeeper_energy_j:") != std::string::npos;
+      },
+      60s))
+      << "AdminComment: '" << comment << "'" << failureContext();
+  auto job = daemonJob(job_id);
+  ASSERT_TRUE(job) << failureContext();
+  EXPECT_EQ(job->source(), "slurm");
+  EXPECT_EQ(job->end(), v1::JOB_END_COMPLETED) << job->end_detail();
+  EXPECT_EQ(job->settings().power_budget_mw(), 40000u);
+  // One item per node: nodekeeper_energy_j:NODE=JOULES.
+  const double written = std::stod(comment.substr(comment.find('=', comment.find("nodekeeper_energy_j:")) + 1));
+  EXPECT_NEAR(written, job->energy_j(), 0.051);
+  EXPECT_GE(written, 0.0);
+}
+
+TEST_F(SlurmPluginTest, LosslessTasksGiveATaskSession) {
+  ProcessResult srun = cluster_->run({"srun", "-N1", "-n1", "-J", "nk-tasks", "--nk-tasks=lossless", program(), "fib", "12"});
+  ASSERT_EQ(srun.exit_code, 0) << srun.err << failureContext();
+  EXPECT_NE(srun.out.find("tasks="), std::string::npos) << srun.out;
+  Json sessions;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        sessions = cliJson({"tasks"});
+        return sessions.is_object() && !sessions["sessions"].empty();
+      },
+      60s))
+      << sessions.dump() << failureContext();
+  EXPECT_GT(sessions["sessions"][0].value("tasks", 0), 0) << sessions.dump();
+}
+
+TEST_F(SlurmPluginTest, ScancelIsACancellation) {
+  const fs::path never = dir_->path() / "never";
+  BackgroundProgram srun;
+  ASSERT_TRUE(srun.start(cluster_->command({"srun", "-N1", "-n1", "-J", "nk-cancel", program(), "until", never.string(), "16"}),
+                         dir_->path() / "cancel.out", dir_->path() / "cancel.err"));
+  std::string job_id;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        job_id = cluster_->jobIdByName("nk-cancel");
+        return !job_id.empty() && daemonJob(job_id).has_value();
+      },
+      120s))
+      << srun.err() << failureContext();
+  ProcessResult scancel = cluster_->run({"scancel", job_id});
+  ASSERT_EQ(scancel.exit_code, 0) << scancel.err;
+  std::optional<v1::Job> job;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        job = daemonJob(job_id);
+        return job && job->end() != v1::JOB_END_RUNNING;
+      },
+      120s))
+      << failureContext();
+  EXPECT_EQ(job->end(), v1::JOB_END_CANCELLED) << job->end_detail();
+  EXPECT_NE(job->end_detail().find("scancel"), std::string::npos) << job->end_detail();
+  EXPECT_NE(srun.wait(60s), 0);
+}
+
+TEST_F(SlurmPluginTest, ABadBudgetStopsSrunWithOneClearLine) {
+  ProcessResult srun = cluster_->run({"srun", "-N1", "-n1", "--nk-budget=abc", "/bin/true"});
+  EXPECT_NE(srun.exit_code, 0);
+  EXPECT_NE(srun.err.find("--nk-budget=abc is not a power"), std::string::npos) << srun.err;
+}
+
+}  // namespace
+}  // namespace nk::test
