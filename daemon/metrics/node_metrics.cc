@@ -80,13 +80,21 @@ void writeApps(const std::vector<AppRecord>& apps, MetricsWriter& out) {
     pid[i] = std::to_string(apps[i].pid);
     program[i] = std::string_view(apps[i].name).substr(0, NodeMetrics::kMaxProgramBytes);
   }
-  auto perApp = [&](std::string_view name, std::string_view help, auto value) {
-    out.family(name, Type::kGauge, help);
+  auto perApp = [&](std::string_view name, std::string_view help, auto value, Type type = Type::kGauge) {
+    out.family(name, type, help);
     for (size_t i = 0; i < listed; ++i) {
       const double v = value(apps[i]);
       if (v >= 0) out.sample(name, {{"pid", pid[i]}, {"program", program[i]}}, v);
     }
   };
+  // The app's job as a label of its own series, Prometheus' info pattern:
+  // joined by pid where wanted, so that the other series keep one identity
+  // when a rank that registers late gives the app its job.
+  out.family("nodekeeper_app_info", Type::kGauge, "Always 1: the app's job (empty: none).");
+  for (size_t i = 0; i < listed; ++i) {
+    const std::string_view job = std::string_view(apps[i].job_id).substr(0, NodeMetrics::kMaxProgramBytes);
+    out.sample("nodekeeper_app_info", {{"pid", pid[i]}, {"program", program[i]}, {"job_id", job}}, 1);
+  }
   // A budget of 0 is none: no sample, rather than a budget of 0 W.
   constexpr double kNone = -1;
   perApp("nodekeeper_app_power_watts", "Power the energy manager attributes to the app at its last step.",
@@ -99,6 +107,9 @@ void writeApps(const std::vector<AppRecord>& apps, MetricsWriter& out) {
          [](const AppRecord& a) {
            return a.effective_budget_mw ? static_cast<double>(a.effective_budget_mw) * kWattsPerMw : kNone;
          });
+  perApp("nodekeeper_app_energy_joules_total",
+         "Energy of the packages attributed to the app by its CPU time on their cores, since it registered.",
+         [](const AppRecord& a) { return a.energy_j; }, Type::kCounter);
   perApp("nodekeeper_app_threads", "Threads the app registered.",
          [](const AppRecord& a) { return static_cast<double>(a.threads.size()); });
   perApp("nodekeeper_app_decided_threads",

@@ -101,6 +101,19 @@ TEST(NodeMetricsTest, AppsByPidAndProgramWithoutABudgetWhenNone) {
   EXPECT_THAT(text, HasSubstr("nodekeeper_app_decided_threads{pid=\"101\",program=\"lulesh\"} 2\n"));
 }
 
+TEST(NodeMetricsTest, AppsEnergyAsCountersAndTheirJobAsInfo) {
+  NodeMetrics::Snapshot s = twoPackageNode();
+  s.apps = {app(101, "lulesh", 60'000), app(102, "solo", 0)};
+  s.apps[0].energy_j = 812.25;
+  s.apps[0].job_id = "4242.0";
+  const std::string text = NodeMetrics::render(s);
+  EXPECT_THAT(text, HasSubstr("# TYPE nodekeeper_app_energy_joules_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("nodekeeper_app_energy_joules_total{pid=\"101\",program=\"lulesh\"} 812.25\n"));
+  EXPECT_THAT(text, HasSubstr("nodekeeper_app_energy_joules_total{pid=\"102\",program=\"solo\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("nodekeeper_app_info{pid=\"101\",program=\"lulesh\",job_id=\"4242.0\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("nodekeeper_app_info{pid=\"102\",program=\"solo\",job_id=\"\"} 1\n"));
+}
+
 TEST(NodeMetricsTest, AppsAndProgramNamesAreBounded) {
   NodeMetrics::Snapshot s = twoPackageNode();
   for (size_t i = 0; i < NodeMetrics::kMaxApps + 10; ++i)
