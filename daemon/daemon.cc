@@ -392,6 +392,7 @@ void Daemon::startEnergyManager() {
   // processes on the host used no emulated core.
   energy.attribute_foreign_use = !options_.emulate;
   energy.job_of_process = [jobs = jobs_.get()](pid_t pid) { return jobs->jobOfProcess(pid).value_or(""); };
+  energy.job_membership_generation = [jobs = jobs_.get()] { return jobs->membershipGeneration(); };
   energy.charge_job = [jobs = jobs_.get()](const std::string& job, const std::string& program, double joules) {
     jobs->addEnergy(job, joules, program);
   };

@@ -305,9 +305,19 @@ void EnergyManager::attributeEnergy(const std::vector<AppRecord>& apps, const Me
   std::erase_if(job_of_app_, [&](const auto& entry) {
     return std::none_of(apps.begin(), apps.end(), [&](const AppRecord& app) { return app.id == entry.first; });
   });
-  if (options_.job_of_process)
+  if (options_.job_of_process) {
+    // Descendants come and go without telling the registry: a DCT step
+    // looks again anyway.
+    bool membership_changed = false;
+    if (options_.job_membership_generation) {
+      const uint64_t generation = options_.job_membership_generation();
+      membership_changed = generation != job_membership_seen_;
+      job_membership_seen_ = generation;
+    }
     for (const AppRecord& app : apps)
-      if (dct || !job_of_app_.contains(app.id)) job_of_app_[app.id] = options_.job_of_process(app.pid);
+      if (dct || membership_changed || !job_of_app_.contains(app.id))
+        job_of_app_[app.id] = options_.job_of_process(app.pid);
+  }
   for (const auto& [app_id, joules] : split.app_j) {
     auto app = std::find_if(apps.begin(), apps.end(), [&](const AppRecord& a) { return a.id == app_id; });
     if (app == apps.end()) continue;

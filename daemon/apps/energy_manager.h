@@ -65,6 +65,10 @@ class EnergyManager {
     // and for an app not seen before: a process may join a job after it
     // registered, but the lookup need not run at every DVFS step.
     std::function<std::string(pid_t pid)> job_of_process;
+    // Changes when job_of_process' answers may have (JobRegistry::
+    // membershipGeneration): apps are looked up again at the next step, not
+    // at the next DCT step only, so a job is charged from its first step.
+    std::function<uint64_t()> job_membership_generation;
     // Adds joules to a job (named by `program` when it has no name yet).
     std::function<void(const std::string& job, const std::string& program, double joules)> charge_job;
     // Emulated node: the load of app threads on each core drives the model.
@@ -169,6 +173,7 @@ class EnergyManager {
   EnergyAttribution attribution_;
   std::optional<double> last_measure_s_;
   std::map<uint64_t, std::string> job_of_app_;  // by app id, as of the last lookup
+  uint64_t job_membership_seen_ = 0;
   std::string workload_source_;  // for the start-up log line
 
   // Owned by the loop thread.

@@ -71,6 +71,7 @@ void JobRegistry::makeRoomLocked() {
       }
     }
     jobs_.erase(victim);
+    membership_generation_.fetch_add(1, std::memory_order_release);
   }
 }
 
@@ -128,6 +129,7 @@ Status JobRegistry::registerRank(RankRegistration r, bool any_owner) {
   }
   it->second.record.last_activity_ns = r.now_ns;
   it->second.ranks[rank.rank] = std::move(rank);
+  membership_generation_.fetch_add(1, std::memory_order_release);
   return {};
 }
 
@@ -391,6 +393,7 @@ Status JobRegistry::beginJob(JobBeginning b) {
     record.nodes_from = record.source;
   }
   record.last_activity_ns = b.now_ns;
+  membership_generation_.fetch_add(1, std::memory_order_release);
   return {};
 }
 
@@ -412,6 +415,7 @@ Status JobRegistry::attachProcess(std::string_view job_id, pid_t pid, int64_t no
   }
   attached.push_back({pid, status->start_time});
   it->second.record.last_activity_ns = now_ns;
+  membership_generation_.fetch_add(1, std::memory_order_release);
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -153,6 +154,10 @@ class JobRegistry {
   // attached to it, or a descendant of one (found through its parents, at
   // most kMaxAncestors up).
   std::optional<std::string> jobOfProcess(pid_t pid) const;
+  // Changes whenever a process may have joined or left a job here (a rank
+  // registered, a job begun, a task attached, a job dropped): a caller that
+  // keeps jobOfProcess' answers looks again only then.
+  uint64_t membershipGeneration() const { return membership_generation_.load(std::memory_order_acquire); }
 
   // A scheduler begins the job here, or tells it again (another step):
   // then its settings and nodes are replaced. A job its ranks registered
@@ -197,6 +202,7 @@ class JobRegistry {
   Options options_;
   mutable std::mutex mutex_;
   std::map<std::string, Job, std::less<>> jobs_;
+  std::atomic<uint64_t> membership_generation_{0};
 };
 
 }  // namespace nk

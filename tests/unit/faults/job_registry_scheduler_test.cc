@@ -176,5 +176,30 @@ TEST_F(JobRegistrySchedulerTest, AJobWhoseTasksAreAllGoneMayBeReplaced) {
   EXPECT_EQ(jobs.job("77")->uid, 2000u);
 }
 
+TEST_F(JobRegistrySchedulerTest, MembershipChangesWhenProcessesMayHaveJoinedAJob) {
+  JobRegistry jobs(processes_);
+  uint64_t seen = jobs.membershipGeneration();
+  auto changed = [&] {
+    const uint64_t now = jobs.membershipGeneration();
+    const bool differs = now != seen;
+    seen = now;
+    return differs;
+  };
+  ASSERT_TRUE(jobs.beginJob(beginning("77")).ok());
+  EXPECT_TRUE(changed());
+  ASSERT_TRUE(jobs.attachProcess("77", 100, 11).ok());
+  EXPECT_TRUE(changed());
+  ASSERT_TRUE(jobs.registerRank(rank("78", 0, 1, 200)).ok());
+  EXPECT_TRUE(changed());
+  // What changes no one's job leaves it alone.
+  jobs.addEnergy("77", 5.0, "stream");
+  EXPECT_TRUE(jobs.markEnded("78", JobEnd::kCompleted, "exit 0", 30));
+  EXPECT_FALSE(changed());
+  // Refused calls change nothing either.
+  EXPECT_FALSE(jobs.attachProcess("nope", 101, 12).ok());
+  EXPECT_FALSE(jobs.registerRank(rank("77", 0, 1, 300, 2000)).ok());
+  EXPECT_FALSE(changed());
+}
+
 }  // namespace
 }  // namespace nk
