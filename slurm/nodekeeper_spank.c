@@ -460,7 +460,13 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   }
   spank_setenv(sp, "NODEKEEPER_SOCKET", conf.socket, 0);
   if (opts.tasks[0]) spank_setenv(sp, "NODEKEEPER_TASKS", opts.tasks, 1);
-  if (opts.debug) spank_setenv(sp, "NODEKEEPER_BREAK_AT_START", "1", 1);
+  if (opts.debug) {
+    /* The break at start is the task stream's: without one the program
+     * ran straight through and no frontend could attach. Lossless unless
+     * the job asked otherwise, as `nodekeeper debug` does. */
+    if (!opts.tasks[0]) spank_setenv(sp, "NODEKEEPER_TASKS", "lossless", 0);
+    spank_setenv(sp, "NODEKEEPER_BREAK_AT_START", "1", 1);
+  }
   return 0;
 }
 

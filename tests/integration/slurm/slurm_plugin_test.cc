@@ -190,6 +190,46 @@ TEST_F(SlurmPluginTest, ScancelIsACancellation) {
   EXPECT_NE(srun.wait(60s), 0);
 }
 
+TEST_F(SlurmPluginTest, DebugHoldsTheProgramUntilAFrontendContinuesIt) {
+  BackgroundProgram srun;
+  ASSERT_TRUE(srun.start(cluster_->command({"srun", "-N1", "-n1", "-J", "nk-debug", "--nk-debug", program(), "fib", "12"}),
+                         dir_->path() / "debug.out", dir_->path() / "debug.err"));
+  // Its session: the live one (an earlier test's has ended).
+  uint64_t session = 0;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        Json sessions = cliJson({"tasks"});
+        if (!sessions.is_object()) return false;
+        for (const Json& s : sessions["sessions"])
+          if (s.value("live", false)) session = s.value("session_id", uint64_t{0});
+        return session != 0;
+      },
+      120s))
+      << srun.err() << failureContext();
+  // Held: a second later nothing has run, and the program has not ended.
+  const fs::path lines = dir_->path() / "debug.batch";
+  std::ofstream(lines) << "wait seconds 1\nstatus\ncontinue\n";
+  ProcessResult frontend = runProgram(
+      {cliPath(), "--socket", daemon_->socket().string(), "debug", std::to_string(session), "--batch", lines.string()},
+      std::nullopt, 60s);
+  ASSERT_EQ(frontend.exit_code, 0) << frontend.err;
+  Json status;
+  std::istringstream out(frontend.out);
+  for (std::string line; std::getline(out, line);) {
+    Json j = Json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.value("command", "") == "status") status = j["status"];
+  }
+  ASSERT_TRUE(status.is_object()) << frontend.out;
+  EXPECT_TRUE(status.value("held", false)) << status.dump();
+  EXPECT_EQ(status.value("finished", -1), 0) << status.dump();
+  // Continued, it runs to its end.
+  EXPECT_EQ(srun.wait(120s), 0) << srun.err() << failureContext();
+  std::ifstream result(dir_->path() / "debug.out");
+  std::stringstream text;
+  text << result.rdbuf();
+  EXPECT_NE(text.str().find("fib="), std::string::npos) << text.str();
+}
+
 TEST_F(SlurmPluginTest, ABadBudgetStopsSrunWithOneClearLine) {
   ProcessResult srun = cluster_->run({"srun", "-N1", "-n1", "--nk-budget=abc", "/bin/true"});
   EXPECT_NE(srun.exit_code, 0);
