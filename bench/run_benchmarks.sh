@@ -65,6 +65,13 @@ if [[ -x "$build/bench/pmpi/pmpi_overhead_bench" && -x "$build/bench/pmpi/pmpi_b
   NK_PMPI_LIB="$build/pmpi-agent/libnodekeeper-pmpi.so" NK_PMPI_PROGRAM="$build/bench/pmpi/pmpi_bench_program" \
     "$build/bench/pmpi/pmpi_overhead_bench"
 fi
+# srun's start with and without the SPANK plugin: a one-node Slurm of its
+# own, which needs root.
+if [[ -x "$build/bench/slurm_start_bench" && $(id -u) -eq 0 ]]; then
+  echo
+  NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_SPANK_PLUGIN="$build/slurm/nodekeeper_spank.so" \
+    "$build/bench/slurm_start_bench"
+fi
 # Fault localisation: the tree's code in simulation at 1,000 and
 # 10,000 nodes, then real daemons and MPI jobs on loopback addresses.
 if [[ -x "$build/bench/faults/fault_tree_sim_bench" ]]; then
