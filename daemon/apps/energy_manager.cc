@@ -318,7 +318,8 @@ void EnergyManager::attributeEnergy(const std::vector<AppRecord>& apps, const Me
       if (dct || membership_changed || !job_of_app_.contains(app.id))
         job_of_app_[app.id] = options_.job_of_process(app.pid);
   }
-  for (const auto& [app_id, joules] : split.app_j) {
+  for (const auto& [charged_id, joules] : split.app_j) {
+    const uint64_t app_id = charged_id;  // clang 14 cannot capture a structured binding
     auto app = std::find_if(apps.begin(), apps.end(), [&](const AppRecord& a) { return a.id == app_id; });
     if (app == apps.end()) continue;
     auto known = job_of_app_.find(app_id);
