@@ -196,7 +196,9 @@ TEST_F(EnergyAttributionTest, TwoProgramsJoulesAddUpToThePackagesEnergyAndOutliv
     ASSERT_TRUE(faults_->ListJobs(&context, request, &jobs).ok());
   }
   ASSERT_EQ(jobs.jobs_size(), 1);
-  EXPECT_GE(jobs.jobs(0).energy_j(), first_j);
+  // Equal when the rank joined before the window: sums in another order,
+  // so within rounding.
+  EXPECT_GE(jobs.jobs(0).energy_j(), first_j - 1e-9 * first_j);
   EXPECT_LE(jobs.jobs(0).energy_j(), energyOf(*ended, first_pid) + 1e-6);
   EXPECT_EQ(jobs.jobs(0).program(), "omp_probe_clang");
   for (const auto& app : ended->apps())
