@@ -3,8 +3,8 @@
 // an empty plugstack.conf, with the plugin, and with the plugin and
 // --nk-budget (which also sets the tasks' environment), runs interleaved
 // so that the host's load falls on all three alike. The plugin runs the
-// nodekeeper CLI three times per one-task step (job begin, job attach,
-// job end). Needs root (slurmd).
+// nodekeeper CLI twice per step and node (job begin with the step's pid,
+// job end), whatever the number of tasks. Needs root (slurmd).
 //   slurm_start_bench [--runs N]
 #include <unistd.h>
 
@@ -29,6 +29,7 @@ namespace {
 struct Variant {
   const char* name;
   bool plugin;
+  int tasks;
   std::vector<std::string> options;
   std::vector<double> ms;
 };
@@ -73,15 +74,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::filesystem::path plugstack = dir.path() / "slurm" / "plugstack.conf";
-  std::vector<Variant> variants = {{"without the plugin", false, {}, {}},
-                                   {"with the plugin", true, {}, {}},
-                                   {"with the plugin, --nk-budget=40W", true, {"--nk-budget=40W"}, {}}};
+  // Two tasks beside one: the plugin's cost should not grow with the tasks
+  // (one CLI run per step and node, none per task).
+  std::vector<Variant> variants = {{"without the plugin", false, 1, {}, {}},
+                                   {"with the plugin", true, 1, {}, {}},
+                                   {"with the plugin, --nk-budget=40W", true, 1, {"--nk-budget=40W"}, {}},
+                                   {"without the plugin, 2 tasks", false, 2, {}, {}},
+                                   {"with the plugin, 2 tasks", true, 2, {}, {}}};
   std::fprintf(stderr, "timing %d runs of srun /bin/true per variant, interleaved...\n", runs);
   for (int run = -1; run < runs; ++run) {  // run -1 warms up
     for (Variant& v : variants) {
       // srun and slurmstepd read plugstack.conf at each start.
       std::ofstream(plugstack) << (v.plugin ? plugin_line : std::string("# none")) << "\n";
-      std::vector<std::string> args = {"srun", "-N1", "-n1"};
+      std::vector<std::string> args = {"srun", "-N1", "-n" + std::to_string(v.tasks)};
       args.insert(args.end(), v.options.begin(), v.options.end());
       args.push_back("/bin/true");
       auto start = Clock::now();
@@ -95,12 +100,13 @@ int main(int argc, char** argv) {
     }
   }
   const double base = percentile(variants[0].ms, 0.5);
-  std::printf("\nsrun -N1 -n1 /bin/true, one-node Slurm 22.05 on this host (%d runs each, wall time)\n\n", runs);
+  std::printf("\nsrun -N1 -nT /bin/true, one-node Slurm 22.05 on this host (%d runs each, wall time)\n\n", runs);
   std::printf("%-36s %10s %10s %10s %14s\n", "variant", "p50 ms", "p90 ms", "mean ms", "p50 ratio");
   for (const Variant& v : variants)
     std::printf("%-36s %10.1f %10.1f %10.1f %14.2f\n", v.name, percentile(v.ms, 0.5), percentile(v.ms, 0.9),
                 mean(v.ms), percentile(v.ms, 0.5) / base);
-  std::printf("\nadded by the plugin at p50: %.1f ms (%.1f ms with --nk-budget)\n",
-              percentile(variants[1].ms, 0.5) - base, percentile(variants[2].ms, 0.5) - base);
+  std::printf("\nadded by the plugin at p50: %.1f ms (%.1f ms with --nk-budget; %.1f ms to a 2-task step)\n",
+              percentile(variants[1].ms, 0.5) - base, percentile(variants[2].ms, 0.5) - base,
+              percentile(variants[4].ms, 0.5) - percentile(variants[3].ms, 0.5));
   return 0;
 }

@@ -246,14 +246,16 @@ CommandTable::CommandTable() {
         {"policy", 0, true, "NAME", "the energy policy of the job's apps"},
         {"tasks", 0, true, "MODE", "task recording of its programs: lossless or lossy"},
         {"debug", 0, false, "", "its programs wait for a debugger frontend"},
-        {"program", 0, true, "NAME", "its program's name"}},
+        {"program", 0, true, "NAME", "its program's name"},
+        {"step-pid", 0, true, "PID", "the step's process: it and its descendants (the tasks) are the job's"}},
        "tell the daemon a scheduler's job starts here (admin; the Slurm plugin)",
        "Tells the daemon that a job starts on this node: its owner, nodes and what it\n"
        "asked for (srun --nk-*). Its apps that register without a budget or policy of\n"
        "their own get the job's policy and a share of its budget (split equally\n"
        "among the job's apps here). Again for the same job (another step) replaces\n"
-       "its settings. Needs the admin role: the Slurm plugin runs it as root. Prints\n"
-       "the job.\n"},
+       "its settings. With --step-pid, the step's process and its descendants are\n"
+       "the job's, as with 'job attach'. Needs the admin role: the Slurm plugin runs\n"
+       "it as root. Prints the job.\n"},
       {CommandId::kJobAttach, {"job", "attach"}, {},
        {{"job", 0, true, "ID", "the job (required)"}, {"pid", 0, true, "PID", "a task's process (required)"}},
        "attach a task's process to a job (admin; the Slurm plugin)",

@@ -95,6 +95,11 @@ Result<pb::BeginJobRequest> JobCommands::beginRequest(const Invocation& invocati
   }
   request.mutable_settings()->set_debug(invocation.options.has("debug"));
   if (auto program = invocation.options.value("program")) request.set_program(*program);
+  if (auto step_pid = invocation.options.value("step-pid")) {
+    auto pid = number<int32_t>(*step_pid, "job begin: --step-pid", 2, 0x3fffffff);
+    if (!pid) return pid.error();
+    request.set_step_pid(*pid);
+  }
   return request;
 }
 

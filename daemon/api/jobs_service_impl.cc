@@ -103,6 +103,7 @@ grpc::Status JobsServiceImpl::BeginJob(grpc::ServerContext* context, const v1::B
   b.settings.tasks = request->settings().tasks();
   b.settings.debug = request->settings().debug();
   b.program = request->program();
+  b.step_pid = request->step_pid();
   b.now_ns = wallClockNs();
   if (Status s = jobs_.beginJob(std::move(b)); !s) return toGrpcStatus(s);
   return reply(request->job_id(), out);

@@ -365,6 +365,12 @@ Status JobRegistry::beginJob(JobBeginning b) {
     if (!n.ranks.empty()) return invalidArgument(where + " lists ranks; a scheduler's node list has none");
     if (!names.emplace(n.node, i).second) return invalidArgument("node " + singleQuoted(n.node) + " is listed twice");
   }
+  std::optional<ProcessStatus> step;
+  if (b.step_pid != 0) {
+    if (b.step_pid <= 1) return invalidArgument("step_pid " + std::to_string(b.step_pid) + " is not a step's process id");
+    step = processes_.read(b.step_pid);
+    if (!step) return invalidArgument("step_pid " + std::to_string(b.step_pid) + " is not a running process");
+  }
 
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(b.job_id);
@@ -383,6 +389,9 @@ Status JobRegistry::beginJob(JobBeginning b) {
     return permissionDenied("job " + singleQuoted(b.job_id) + " belongs to uid " + std::to_string(it->second.record.uid) +
                             ", not " + std::to_string(b.uid));
   }
+  // First: the one part that can fail on a job already here.
+  if (step)
+    if (Status s = attachLocked(it->second, b.job_id, b.step_pid, step->start_time, b.now_ns); !s) return s;
   JobRecord& record = it->second.record;
   record.source = std::move(b.source);
   record.settings = std::move(b.settings);
@@ -404,17 +413,21 @@ Status JobRegistry::attachProcess(std::string_view job_id, pid_t pid, int64_t no
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return noSuchJob(job_id);
-  auto& attached = it->second.attached;
+  return attachLocked(it->second, job_id, pid, status->start_time, now_ns);
+}
+
+Status JobRegistry::attachLocked(Job& job, std::string_view job_id, pid_t pid, uint64_t start_time, int64_t now_ns) {
+  auto& attached = job.attached;
   for (const AttachedProcess& p : attached)
-    if (p.pid == pid && p.start_time == status->start_time) return {};
+    if (p.pid == pid && p.start_time == start_time) return {};
   if (attached.size() >= kMaxAttachedProcesses) {
     std::erase_if(attached, [&](const AttachedProcess& p) { return isDead(processes_.stateOf(p.pid, p.start_time)); });
     if (attached.size() >= kMaxAttachedProcesses)
       return resourceExhausted("job " + singleQuoted(job_id) + " has " + std::to_string(attached.size()) +
                                " processes attached here already");
   }
-  attached.push_back({pid, status->start_time});
-  it->second.record.last_activity_ns = now_ns;
+  attached.push_back({pid, start_time});
+  job.record.last_activity_ns = now_ns;
   membership_generation_.fetch_add(1, std::memory_order_release);
   return {};
 }

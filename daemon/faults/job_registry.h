@@ -99,6 +99,10 @@ struct JobBeginning {
   JobSettings settings;
   std::string program;
   std::string source = "slurm";
+  // The step's own process (slurmstepd), or 0: the tasks it starts are its
+  // children, so attaching it makes every task the job's without a call per
+  // task (each was a CLI run on the task's start path).
+  pid_t step_pid = 0;
   int64_t now_ns = 0;
 };
 
@@ -163,7 +167,8 @@ class JobRegistry {
   // then its settings and nodes are replaced. A job its ranks registered
   // first is taken over when the uid matches. An ended job's id begins a
   // new job. Such a job is not over when it has no ranks: it ends when
-  // markEnded says so or every process attached to it is gone.
+  // markEnded says so or every process attached to it is gone. A step_pid
+  // is attached as attachProcess would, or nothing is changed.
   Status beginJob(JobBeginning beginning);
   // `pid` (a task the scheduler started) belongs to the job; so do its
   // descendants (jobOfProcess).
@@ -195,6 +200,7 @@ class JobRegistry {
   };
 
   static JobRecord snapshot(const Job& job);
+  Status attachLocked(Job& job, std::string_view job_id, pid_t pid, uint64_t start_time, int64_t now_ns);
   bool endedLocked(const Job& job) const;
   void makeRoomLocked();
 

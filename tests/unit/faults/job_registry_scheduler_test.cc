@@ -136,6 +136,46 @@ TEST_F(JobRegistrySchedulerTest, AttachedProcessesAndTheirDescendantsAreTheJobs)
   EXPECT_EQ(jobs.jobOfProcess(160), std::nullopt);
 }
 
+TEST_F(JobRegistrySchedulerTest, TheStepsProcessMakesEveryTaskTheJobs) {
+  JobRegistry jobs(processes_);
+  processes_.set(90, ProcessState::kRunning);  // slurmstepd
+  for (pid_t task : {100, 101}) processes_.setParent(task, 90);
+  processes_.set(150, ProcessState::kRunning);
+  processes_.setParent(150, 101);  // a task's own child
+  processes_.setParent(90, 1);
+  processes_.setParent(200, 1);
+  const uint64_t before = jobs.membershipGeneration();
+  JobBeginning b = beginning("77");
+  b.step_pid = 90;
+  ASSERT_EQ(errorOf(jobs.beginJob(b)), "ok");
+  EXPECT_NE(jobs.membershipGeneration(), before);
+  EXPECT_EQ(jobs.jobOfProcess(100), "77");
+  EXPECT_EQ(jobs.jobOfProcess(101), "77");
+  EXPECT_EQ(jobs.jobOfProcess(150), "77");
+  EXPECT_EQ(jobs.jobOfProcess(200), std::nullopt);
+  // The step gone: the job's processes are gone, so the id may begin anew.
+  processes_.remove(90);
+  ASSERT_TRUE(jobs.beginJob(beginning("77", 2000)).ok());
+  EXPECT_EQ(jobs.job("77")->uid, 2000u);
+}
+
+TEST_F(JobRegistrySchedulerTest, ABadStepPidChangesNothing) {
+  JobRegistry jobs(processes_);
+  JobBeginning b = beginning("77");
+  b.step_pid = 999;  // no such process
+  EXPECT_NE(errorOf(jobs.beginJob(b)).find("step_pid 999 is not a running process"), std::string::npos);
+  b.step_pid = 1;
+  EXPECT_NE(errorOf(jobs.beginJob(b)).find("not a step's process"), std::string::npos);
+  EXPECT_EQ(jobs.size(), 0u);
+  // A job here already keeps its terms when the step cannot be attached.
+  ASSERT_TRUE(jobs.beginJob(beginning("77")).ok());
+  JobBeginning again = beginning("77");
+  again.settings.power_budget_mw = 20000;
+  again.step_pid = 999;
+  EXPECT_FALSE(jobs.beginJob(again).ok());
+  EXPECT_EQ(jobs.job("77")->settings.power_budget_mw, 40000u);
+}
+
 TEST_F(JobRegistrySchedulerTest, RanksWithoutEndpointsGetTheSchedulersPeerEndpoints) {
   JobRegistry jobs(processes_);
   ASSERT_TRUE(jobs.beginJob(beginning("77")).ok());
