@@ -361,6 +361,11 @@ void Daemon::buildApps() {
   if (EmulatedNode* emulated = emulated_.get())
     registry.budget_floor = BudgetFloor(
         [emulated](uint32_t busy_cores) -> std::optional<double> { return emulated->powerAtLowestClockW(busy_cores); });
+  // Set before any app can register (the server starts later); called from
+  // the registry's own methods, so job_app_terms_ outlives every call.
+  registry.on_removed = [this](const AppRecord& app) {
+    if (job_app_terms_) job_app_terms_->appLeft(app);
+  };
   apps_ = std::make_unique<AppRegistry>(*access_, std::make_unique<ProcProcessInspector>(), registry);
   // The job registry comes later (startFaultTree); until then no app is in a job.
   job_app_terms_ = std::make_unique<JobAppTerms>(

@@ -46,12 +46,39 @@ Result<AppRecord> JobAppTerms::registerApp(const PeerCredentials& caller, AppReg
     return apps_.registerApp(caller, registration);
   }
   job_of_app_[app->id] = terms->job_id;
+  budget_of_job_[terms->job_id] = terms->power_budget_mw;
   if (share != 0)
     for (uint64_t sibling : siblings)
       if (auto set = apps_.setPowerBudget(caller, sibling, static_cast<int64_t>(share)); !set && log_warning_)
         log_warning_("job " + terms->job_id + ": app " + std::to_string(sibling) + " keeps its budget (" +
                      set.error().message + ")");
   return app;
+}
+
+void JobAppTerms::appLeft(const AppRecord& app) {
+  std::lock_guard lock(mutex_);
+  auto left = job_of_app_.find(app.id);
+  if (left == job_of_app_.end()) return;
+  const std::string job_id = std::move(left->second);
+  job_of_app_.erase(left);
+  std::vector<uint64_t> siblings;
+  for (const auto& [id, job] : job_of_app_)
+    if (job == job_id && apps_.find(id)) siblings.push_back(id);
+  auto budget = budget_of_job_.find(job_id);
+  if (siblings.empty()) {
+    if (budget != budget_of_job_.end()) budget_of_job_.erase(budget);
+    return;
+  }
+  if (budget == budget_of_job_.end() || budget->second == 0) return;
+  const uint64_t share = budget->second / siblings.size();
+  // As the owner the apps share with the one that left (one job, one user).
+  PeerCredentials owner;
+  owner.pid = app.pid;
+  owner.uid = app.uid;
+  for (uint64_t sibling : siblings)
+    if (auto set = apps_.setPowerBudget(owner, sibling, static_cast<int64_t>(share)); !set && log_warning_)
+      log_warning_("job " + job_id + ": app " + std::to_string(sibling) + " keeps its budget (" + set.error().message +
+                   ")");
 }
 
 }  // namespace nk

@@ -28,8 +28,8 @@ struct JobTerms {
 // no policy of its own, and whose process belongs to a job with terms, gets
 // the job's policy and an equal share of the job's budget; the job's other
 // apps here are set to the same share, so the job's apps on this node
-// together keep to its budget. A share is not given back when an app
-// leaves; the next app of the job to register splits the budget again.
+// together keep to its budget. When one of them leaves (appLeft), the
+// others here split the budget again among themselves.
 // When the registry refuses the job's terms (a policy it does not know, a
 // budget over the node's cap) the app registers as it asked, with a
 // warning: a job never fails for nodekeeper.
@@ -40,6 +40,9 @@ class JobAppTerms {
   JobAppTerms(AppRegistry& apps, Lookup terms_of_process, std::function<void(const std::string&)> log_warning);
 
   Result<AppRecord> registerApp(const PeerCredentials& caller, AppRegistration registration);
+  // The registry's on_removed: an app registered with its job's terms hands
+  // its share back to the job's apps still here.
+  void appLeft(const AppRecord& app);
 
  private:
   AppRegistry& apps_;
@@ -47,6 +50,7 @@ class JobAppTerms {
   std::function<void(const std::string&)> log_warning_;
   std::mutex mutex_;  // one job-terms registration at a time: shares are computed from the others
   std::map<uint64_t, std::string> job_of_app_;  // apps registered with a job's terms
+  std::map<std::string, uint64_t> budget_of_job_;  // mW, as its latest app registered it
 };
 
 }  // namespace nk

@@ -29,6 +29,9 @@ class JobAppTermsTest : public ::testing::Test {
     AppRegistry::Options options;
     options.node_power_cap_mw = [] { return std::optional<uint64_t>(190000); };
     options.policies = {"thermal-aware", "ondemand"};
+    options.on_removed = [this](const AppRecord& app) {
+      if (terms_) terms_->appLeft(app);
+    };
     registry_ = std::make_unique<AppRegistry>(access_, std::move(inspector), std::move(options));
     terms_ = std::make_unique<JobAppTerms>(
         *registry_,
@@ -76,6 +79,32 @@ TEST_F(JobAppTermsTest, TheJobsAppsHereShareItsBudget) {
   EXPECT_EQ(third.power_budget_mw, 13333u);
   EXPECT_EQ(registry_->find(first.id)->power_budget_mw, 13333u);
   EXPECT_EQ(registry_->find(second.id)->power_budget_mw, 13333u);
+}
+
+TEST_F(JobAppTermsTest, ALeavingAppHandsItsShareBack) {
+  AppRecord first = registerApp(10);
+  AppRecord second = registerApp(11);
+  AppRecord third = registerApp(12);
+  ASSERT_TRUE(registry_->unregisterApp(caller(11), second.id).ok());
+  EXPECT_EQ(registry_->find(first.id)->power_budget_mw, 20000u);
+  EXPECT_EQ(registry_->find(third.id)->power_budget_mw, 20000u);
+  // A process that dies without a word: found by the reaper.
+  procs_->removeProcess(12);
+  registry_->reapDead();
+  EXPECT_EQ(registry_->find(first.id)->power_budget_mw, 40000u);
+  // The last one gone, a new app of the job has the whole budget.
+  ASSERT_TRUE(registry_->unregisterApp(caller(10), first.id).ok());
+  EXPECT_EQ(registerApp(11).power_budget_mw, 40000u);
+  EXPECT_TRUE(warnings_.empty());
+}
+
+TEST_F(JobAppTermsTest, AnAppWithItsOwnBudgetLeavingChangesNoShare) {
+  AppRecord first = registerApp(10);
+  AppRegistration own;
+  own.power_budget_mw = 25000;
+  AppRecord other = registerApp(11, own);  // the job's, on its own terms
+  ASSERT_TRUE(registry_->unregisterApp(caller(11), other.id).ok());
+  EXPECT_EQ(registry_->find(first.id)->power_budget_mw, 40000u);
 }
 
 TEST_F(JobAppTermsTest, TheSameProcessAskingAgainGetsTheAppItHas) {
