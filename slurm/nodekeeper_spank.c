@@ -558,6 +558,87 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av) {
   return 0;
 }
 
+/* How the job ended, as slurmctld has it while it completes (the epilog):
+ * 0 with `end` and `detail` set, or -1 when it cannot say. */
+static int job_end_from_slurmctld(const char **end, char *detail, size_t detail_len) {
+  job_info_msg_t *info = NULL;
+  if (slurm_load_job(&info, state.job_id, SHOW_ALL) != SLURM_SUCCESS || !info) return -1;
+  if (info->record_count == 0) {
+    slurm_free_job_info_msg(info);
+    return -1;
+  }
+  const slurm_job_info_t *job = &info->job_array[0];
+  const uint32_t code = job->exit_code;
+  char how[64];
+  if (WIFSIGNALED(code) && WTERMSIG(code) != 0)
+    snprintf(how, sizeof how, "killed by SIG%s", sigabbrev_np(WTERMSIG(code)) ? sigabbrev_np(WTERMSIG(code)) : "?");
+  else
+    snprintf(how, sizeof how, "exit %d", WEXITSTATUS(code));
+  int known = 0;
+  switch (job->job_state & JOB_STATE_BASE) {
+    case JOB_COMPLETE:
+      *end = "completed", known = 1;
+      snprintf(detail, detail_len, "%s", how);
+      break;
+    case JOB_FAILED:
+      *end = "failed", known = 1;
+      snprintf(detail, detail_len, "%s", how);
+      break;
+    case JOB_TIMEOUT:
+    case JOB_DEADLINE:
+      *end = "failed", known = 1;
+      snprintf(detail, detail_len, "time limit reached");
+      break;
+    case JOB_OOM:
+      *end = "failed", known = 1;
+      snprintf(detail, detail_len, "out of memory");
+      break;
+    case JOB_CANCELLED:
+      *end = "cancelled", known = 1;
+      snprintf(detail, detail_len, "cancelled by scancel");
+      break;
+    case JOB_PREEMPTED:
+      *end = "cancelled", known = 1;
+      snprintf(detail, detail_len, "preempted");
+      break;
+    case JOB_NODE_FAIL:
+    case JOB_BOOT_FAIL:
+      *end = "aborted", known = 1;
+      snprintf(detail, detail_len, "a node failed");
+      break;
+    default:
+      break;
+  }
+  slurm_free_job_info_msg(info);
+  return known ? 0 : -1;
+}
+
+/* slurmd's epilog on this node, as root, once the job's steps here are
+ * over: the one callback that sees every job end, an salloc one too (its
+ * steps end nothing: see finish). An end told already (the batch step, an
+ * srun's own allocation, a cancellation) stays: the first to know tells
+ * it. Never fails: a failing epilog would drain the node. */
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {
+  parse_arguments(ac, av);
+  if (spank_get_item(sp, S_JOB_ID, &state.job_id) != ESPANK_SUCCESS) {
+    const char *id = getenv("SLURM_JOB_ID");
+    if (!id || !*id) return 0;
+    state.job_id = (uint32_t)strtoul(id, NULL, 10);
+  }
+  snprintf(state.job, sizeof state.job, "%u", state.job_id);
+  const char *end = "unknown";
+  char detail[128] = "the allocation ended";
+  (void)job_end_from_slurmctld(&end, detail, sizeof detail);
+  const char *args[] = {"job", "end", "--job", state.job, "--end", end, "--detail", detail, NULL};
+  char out[1024], err[512];
+  /* A job that ran no step here is unknown to the daemon: nothing to tell.
+   * Its AdminComment is not written here: slurmctld refuses changes to a
+   * completing job ("Job has already finished"). */
+  if (run_cli(args, out, sizeof out, err, sizeof err) != 0)
+    slurm_info("nodekeeper: job %s: its end was not recorded: %s", state.job, err[0] ? err : "failed");
+  return 0;
+}
+
 /* Tasks slurmstepd did not report one by one still end the job here. */
 int slurm_spank_exit(spank_t sp, int ac, char **av) {
   (void)ac;

@@ -374,9 +374,16 @@ Status JobRegistry::beginJob(JobBeginning b) {
 
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(b.job_id);
+  // Between two steps of an allocation (salloc runs them one after the
+  // other) a scheduler's job has no process here and no end told: the next
+  // step goes on with it, energy and all. One whose end is known, or
+  // another user's or source's, is over.
   if (it != jobs_.end() && endedLocked(it->second)) {
-    jobs_.erase(it);
-    it = jobs_.end();
+    const JobRecord& was = it->second.record;
+    if (was.end != JobEnd::kRunning || was.uid != b.uid || was.source != b.source) {
+      jobs_.erase(it);
+      it = jobs_.end();
+    }
   }
   if (it == jobs_.end()) {
     makeRoomLocked();

@@ -230,6 +230,81 @@ TEST_F(SlurmPluginTest, DebugHoldsTheProgramUntilAFrontendContinuesIt) {
   EXPECT_NE(text.str().find("fib="), std::string::npos) << text.str();
 }
 
+// An salloc runs steps one after another, with no process of the job on the
+// node in between, and no step of it ends the job: the job goes on across
+// its steps (both apps' joules are its), and slurmd's epilog tells its end.
+TEST_F(SlurmPluginTest, AnAllocationsStepsAreOneJobEndedByTheEpilog) {
+  const fs::path first_stop = dir_->path() / "salloc-stop-1";
+  const fs::path second_stop = dir_->path() / "salloc-stop-2";
+  const std::string step = "srun -N1 -n1 --nk-budget=40W " + program() + " until ";
+  BackgroundProgram salloc;
+  ASSERT_TRUE(salloc.start(cluster_->command({"salloc", "-N1", "-J", "nk-salloc", "sh", "-c",
+                                              step + first_stop.string() + " 16 && " + step + second_stop.string() +
+                                                  " 16 && exit 3"}),
+                           dir_->path() / "salloc.out", dir_->path() / "salloc.err"));
+  std::string job_id;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        job_id = cluster_->jobIdByName("nk-salloc");
+        return !job_id.empty();
+      },
+      120s))
+      << salloc.err() << failureContext();
+  // Each step's app, once the daemon has charged it some energy.
+  auto charged_app = [&](int64_t other_than) -> Json {
+    Json found;
+    waitFor(
+        [&] {
+          Json apps = cliJson({"apps"});
+          if (!apps.is_object()) return false;
+          for (const Json& a : apps["apps"])
+            if (a.value("job_id", "") == job_id && a.value("pid", int64_t{0}) != other_than &&
+                a.value("energy_j", 0.0) > 0) {
+              found = a;
+              return true;
+            }
+          return false;
+        },
+        120s);
+    return found;
+  };
+  const Json first = charged_app(0);
+  std::ofstream(first_stop) << "stop\n";
+  ASSERT_TRUE(first.is_object()) << "the first step's app was not charged to job " << job_id << failureContext();
+  const Json second = charged_app(first.value("pid", int64_t{0}));
+  std::ofstream(second_stop) << "stop\n";
+  ASSERT_TRUE(second.is_object()) << "the second step's app was not charged to job " << job_id << failureContext();
+  EXPECT_NE(salloc.wait(120s), 0);  // the allocation's command: exit 3
+
+  std::optional<v1::Job> job;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        job = daemonJob(job_id);
+        return job && job->end() != v1::JOB_END_RUNNING;
+      },
+      120s))
+      << "the job's end was not recorded" << failureContext();
+  EXPECT_EQ(job->end(), v1::JOB_END_FAILED) << job->end_detail();
+  EXPECT_EQ(job->end_detail(), "exit 3");
+  // Its apps' final joules, from the ended apps' list.
+  double first_j = 0, second_j = 0;
+  const Json ended = cliJson({"apps", "--ended"});
+  for (const Json& a : ended.value("apps", Json::array())) {
+    if (a.value("pid", int64_t{0}) == first.value("pid", int64_t{-1})) first_j = a.value("energy_j", 0.0);
+    if (a.value("pid", int64_t{0}) == second.value("pid", int64_t{-1})) second_j = a.value("energy_j", 0.0);
+  }
+  ASSERT_GT(first_j, 0.0) << ended.dump();
+  ASSERT_GT(second_j, 0.0) << ended.dump();
+  // Both steps' energy: a job begun anew at the second step would hold the
+  // second app's alone. (An app's first energy steps may go uncharged to
+  // the job until the daemon knows it is the job's: not the full sum.)
+  EXPECT_GT(job->energy_j(), second_j + first_j / 2) << "job " << job->energy_j() << " J, apps " << first_j << " and "
+                                                      << second_j << " J";
+  EXPECT_LE(job->energy_j(), (first_j + second_j) * (1 + 1e-9));
+  // No AdminComment: slurmctld takes none once the allocation is over, and
+  // no step of it knew it was the last (docs/slurm.md).
+}
+
 TEST_F(SlurmPluginTest, ABadBudgetStopsSrunWithOneClearLine) {
   ProcessResult srun = cluster_->run({"srun", "-N1", "-n1", "--nk-budget=abc", "/bin/true"});
   EXPECT_NE(srun.exit_code, 0);

@@ -216,6 +216,25 @@ TEST_F(JobRegistrySchedulerTest, AJobWhoseTasksAreAllGoneMayBeReplaced) {
   EXPECT_EQ(jobs.job("77")->uid, 2000u);
 }
 
+TEST_F(JobRegistrySchedulerTest, TheNextStepOfAnAllocationGoesOnWithItsJob) {
+  JobRegistry jobs(processes_);
+  ASSERT_TRUE(jobs.beginJob(beginning("77")).ok());
+  ASSERT_TRUE(jobs.attachProcess("77", 100, 11).ok());
+  jobs.addEnergy("77", 12.5, "stream");
+  processes_.remove(100);  // the first step is over, the allocation is not
+  JobBeginning next = beginning("77");
+  next.now_ns = 40;
+  ASSERT_TRUE(jobs.beginJob(next).ok());
+  auto job = jobs.job("77");
+  ASSERT_TRUE(job);
+  EXPECT_DOUBLE_EQ(job->energy_j, 12.5);
+  EXPECT_EQ(job->created_ns, 10);
+  // Its end told, the same id begins a new job.
+  ASSERT_TRUE(jobs.markEnded("77", JobEnd::kCompleted, "exit 0", 50));
+  ASSERT_TRUE(jobs.beginJob(next).ok());
+  EXPECT_DOUBLE_EQ(jobs.job("77")->energy_j, 0.0);
+}
+
 TEST_F(JobRegistrySchedulerTest, MembershipChangesWhenProcessesMayHaveJoinedAJob) {
   JobRegistry jobs(processes_);
   uint64_t seen = jobs.membershipGeneration();
