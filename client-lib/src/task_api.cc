@@ -29,6 +29,8 @@ using nk::client::TaskTool;
 static_assert(NK_DEPEND_IN == static_cast<int>(DependenceKind::kIn));
 static_assert(NK_DEPEND_OUT == static_cast<int>(DependenceKind::kOut));
 static_assert(NK_DEPEND_INOUT == static_cast<int>(DependenceKind::kInout));
+static_assert(NK_DEPEND_MUTEXINOUTSET == static_cast<int>(DependenceKind::kMutexinoutset));
+static_assert(NK_DEPEND_INOUTSET == static_cast<int>(DependenceKind::kInoutset));
 
 namespace {
 

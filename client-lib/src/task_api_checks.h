@@ -31,6 +31,8 @@ struct TaskApiChecks {
       case 1: *out = DependenceKind::kIn; return 0;
       case 2: *out = DependenceKind::kOut; return 0;
       case 3: *out = DependenceKind::kInout; return 0;
+      case 4: *out = DependenceKind::kMutexinoutset; return 0;
+      case 5: *out = DependenceKind::kInoutset; return 0;
       default: return -EINVAL;
     }
   }

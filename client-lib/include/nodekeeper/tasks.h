@@ -42,6 +42,10 @@ extern "C" {
 #define NK_DEPEND_IN 1
 #define NK_DEPEND_OUT 2
 #define NK_DEPEND_INOUT 3
+/* OpenMP 5.1's: writers in any order but one at a time (mutexinoutset), or
+   any number at once, ordered against other kinds only (inoutset). */
+#define NK_DEPEND_MUTEXINOUTSET 4
+#define NK_DEPEND_INOUTSET 5
 
 /* Names a task function (a codelet, a kernel) for the graph; `function_id`
    receives the id to pass to nk_task_create. The same name gives the same

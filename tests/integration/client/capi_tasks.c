@@ -158,7 +158,10 @@ int main(void) {
         waits += !done[i - 1][j];
       }
       if (j > 0) {
-        edges[edge_count++] = (struct Edge){taskId(i, j - 1), taskId(i, j), &cells[i][j - 1], NK_DEPEND_IN};
+        /* The kinds are the runtime's to say; two rows use the set kinds so
+         * that every kind goes through the library to the graph. */
+        const int kind = i == 1 ? NK_DEPEND_MUTEXINOUTSET : i == 2 ? NK_DEPEND_INOUTSET : NK_DEPEND_IN;
+        edges[edge_count++] = (struct Edge){taskId(i, j - 1), taskId(i, j), &cells[i][j - 1], kind};
         waits += !done[i][j - 1];
       }
       for (int e = edge_count - (i > 0) - (j > 0); e < edge_count; ++e)

@@ -34,7 +34,11 @@ TEST(TaskApiChecks, DependKindsAreTheProtosAndEdgesJoinTwoTasks) {
   EXPECT_EQ(kind, DependenceKind::kOut);
   EXPECT_EQ(TaskApiChecks::depend(1, 2, 3, &kind), 0);
   EXPECT_EQ(kind, DependenceKind::kInout);
-  for (int bad : {0, 4, -1, 100}) EXPECT_EQ(TaskApiChecks::depend(1, 2, bad, &kind), -EINVAL) << bad;
+  EXPECT_EQ(TaskApiChecks::depend(1, 2, 4, &kind), 0);
+  EXPECT_EQ(kind, DependenceKind::kMutexinoutset);
+  EXPECT_EQ(TaskApiChecks::depend(1, 2, 5, &kind), 0);
+  EXPECT_EQ(kind, DependenceKind::kInoutset);
+  for (int bad : {0, 6, -1, 100}) EXPECT_EQ(TaskApiChecks::depend(1, 2, bad, &kind), -EINVAL) << bad;
   EXPECT_EQ(TaskApiChecks::depend(0, 2, 1, &kind), -EINVAL);
   EXPECT_EQ(TaskApiChecks::depend(1, 0, 1, &kind), -EINVAL);
   EXPECT_EQ(TaskApiChecks::depend(2, 2, 1, &kind), -EINVAL);
