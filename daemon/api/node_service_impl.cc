@@ -14,6 +14,8 @@ namespace v1 = nodekeeper::v1;
 
 namespace {
 
+constexpr std::chrono::milliseconds kFreshSampleShared{10};
+
 void toProto(const TelemetrySample& sample, v1::TelemetrySnapshot* out) {
   out->set_timestamp_ns(sample.realtime_ns);
   out->set_monotonic_ns(sample.monotonic_ns);
@@ -83,7 +85,9 @@ grpc::Status NodeServiceImpl::GetTopology(grpc::ServerContext*, const v1::GetTop
 
 grpc::Status NodeServiceImpl::GetTelemetry(grpc::ServerContext*, const v1::GetTelemetryRequest* request,
                                            v1::TelemetrySnapshot* out) {
-  auto sample = request->fresh() ? node_.telemetry().sampleNow() : node_.telemetry().latest();
+  // A fresh sample is shared for a few milliseconds: a caller asking in a
+  // loop costs the hardware no more reads than the sampler itself at 100 Hz.
+  auto sample = request->fresh() ? node_.telemetry().sampleNoOlderThan(kFreshSampleShared) : node_.telemetry().latest();
   toProto(*sample, out);
   return grpc::Status::OK;
 }

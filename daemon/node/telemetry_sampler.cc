@@ -103,6 +103,14 @@ std::shared_ptr<const TelemetrySample> TelemetrySampler::sampleNow() {
   return sample;
 }
 
+std::shared_ptr<const TelemetrySample> TelemetrySampler::sampleNoOlderThan(std::chrono::nanoseconds max_age) {
+  if (!policies_stale_.load()) {
+    std::shared_ptr<const TelemetrySample> last = latest();
+    if (last && clockNs(CLOCK_MONOTONIC) - last->monotonic_ns < max_age.count()) return last;
+  }
+  return sampleNow();
+}
+
 void TelemetrySampler::refreshPolicies(std::vector<std::string>& warnings) {
   policy_cache_.clear();
   auto ids = cpufreq_.policyIds();

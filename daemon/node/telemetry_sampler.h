@@ -31,6 +31,11 @@ class TelemetrySampler {
 
   std::shared_ptr<const TelemetrySample> latest() const;
   std::shared_ptr<const TelemetrySample> sampleNow();
+  // sampleNow, unless the latest sample is younger than `max_age` and no
+  // write has happened since (invalidatePolicies): then that one. However
+  // often callers ask (GetTelemetry's `fresh`, from any number of users),
+  // the hardware is read at most once per max_age.
+  std::shared_ptr<const TelemetrySample> sampleNoOlderThan(std::chrono::nanoseconds max_age);
   // The latest sample once its seq exceeds `seq`, waiting up to `timeout`
   // for the sampler; nullptr if none came. Lets streams follow the sampler
   // instead of reading the hardware a second time.

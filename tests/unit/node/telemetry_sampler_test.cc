@@ -47,6 +47,27 @@ TEST(TelemetrySampler, MapsFrequencyTemperatureAndPower) {
   EXPECT_EQ(sampler.latest()->seq, after->seq);
 }
 
+TEST(TelemetrySampler, AFreshSampleIsSharedUntilItAgesOrAWriteHappens) {
+  NodeTopology topology = twoByTwo();
+  test::FakeCpuFreq cpufreq(4);
+  test::FakePowerMeter meter(2);
+  test::FakeThermal thermal;
+  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(100));
+  auto first = sampler.sampleNoOlderThan(std::chrono::hours(1));
+  // Within the age: the same sample, however often asked.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(sampler.sampleNoOlderThan(std::chrono::hours(1))->seq, first->seq);
+  // Older than asked: read again.
+  auto second = sampler.sampleNoOlderThan(std::chrono::nanoseconds(0));
+  EXPECT_GT(second->seq, first->seq);
+  // A change made since (a frequency limit written): the hardware again, so
+  // a read after a write sees the write.
+  cpufreq.policies_[3].cur_khz = 2400000;
+  sampler.invalidatePolicies();
+  auto third = sampler.sampleNoOlderThan(std::chrono::hours(1));
+  EXPECT_GT(third->seq, second->seq);
+  EXPECT_EQ(third->cores[3].cur_khz, 2400000u);
+}
+
 TEST(TelemetrySampler, ReportsUnreadableFilesAsWarnings) {
   NodeTopology topology = twoByTwo();
   test::FakeCpuFreq cpufreq(4);
