@@ -1,5 +1,7 @@
 #include "client_options.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <optional>
 
@@ -126,6 +128,12 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
     }
   }
   return options;
+}
+
+uint32_t ClientOptions::taskBufferEvents(unsigned cpus) const {
+  if (task_buffer_events != 0) return task_buffer_events;
+  const uint32_t share = kSharedTaskBufferEvents / std::max(cpus, 1u);
+  return std::max(std::bit_floor(share), kMinTaskBufferEvents);
 }
 
 }  // namespace nk::client

@@ -1,11 +1,13 @@
 #include "task_tool.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "event_clock.h"
 
@@ -85,10 +87,19 @@ void sayStalled(const TaskCapture& capture) {
   (void)ignored;
 }
 
+// The CPUs this process may run on (its affinity mask): how many of its
+// threads can fill their buffers at once.
+unsigned allowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 TaskTool::TaskTool(Key, const ClientOptions& options)
-    : capture_(options.task_buffer_events,
+    : capture_(options.taskBufferEvents(allowedCpus()),
                options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless,
                EventRing::StallPolicy{.limit = options.task_stall_limit,
                                       .on_stall = [this] { sayStalled(capture_); },

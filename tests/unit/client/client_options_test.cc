@@ -109,7 +109,7 @@ TEST(ClientOptions, BadTaskSettingsAreOneWarningEachAndIgnored) {
   auto options = ClientOptions::fromEnvironment(&fakeGetenv);
   EXPECT_EQ(options.task_events, TaskEventMode::kOff);
   EXPECT_FALSE(options.task_events_explicit);  // an ignored value is as if unset
-  EXPECT_EQ(options.task_buffer_events, 65536u);
+  EXPECT_EQ(options.task_buffer_events, 0u);  // the default's, by CPUs
   ASSERT_EQ(options.warnings.size(), 2u);
   EXPECT_NE(options.warnings[0].find("NODEKEEPER_TASKS=\"maybe\""), std::string::npos);
   EXPECT_NE(options.warnings[1].find("NODEKEEPER_TASK_BUFFER=\"12\""), std::string::npos);
@@ -149,4 +149,16 @@ TEST(ClientOptions, TracingOnlyMeansTaskEventsWithoutABudget) {
 }
 
 }  // namespace
+TEST(ClientOptions, TaskBuffersShareAFixedSizeOverTheCpusWithAFloor) {
+  ClientOptions options;
+  EXPECT_EQ(options.taskBufferEvents(1), 512u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(2), 256u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(3), 128u * 1024);  // a power of two, rounded down
+  EXPECT_EQ(options.taskBufferEvents(8), 64u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(128), 64u * 1024);  // the floor: no less than before
+  EXPECT_EQ(options.taskBufferEvents(0), 512u * 1024);
+  options.task_buffer_events = 4096;  // NODEKEEPER_TASK_BUFFER says
+  EXPECT_EQ(options.taskBufferEvents(2), 4096u);
+}
+
 }  // namespace nk::client
