@@ -302,6 +302,14 @@ int main(int argc, char** argv) {
                 s, s / base, 100 * median(f.held), median(f.bytes_per_task), median(f.bytes_per_task_later),
                 median(f.daemon_cpu_run), median(f.daemon_cpu), f.daemon_peak_kib / 1024, f.daemon_after_kib / 1024);
   }
+  // Each run's time, in order: on a shared 2-core host one set-up's runs
+  // spread widely, and a median alone hides how much.
+  std::printf("\nseconds of each round\n");
+  for (const Setup& setup : setups) {
+    std::printf("%-12s", setup.name.c_str());
+    for (double seconds : figures[setup.name].seconds) std::printf(" %7.2f", seconds);
+    std::printf("\n");
+  }
   const std::string cli = nk::test::envOr("NK_CLI");
   if (!cli.empty() && last_lossless != 0) {
     std::printf("\nexports of the last lossless session (%llu tasks)\n", nodes);
