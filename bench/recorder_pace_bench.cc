@@ -282,24 +282,33 @@ int main(int argc, char** argv) {
   const double base = median(figures["no tool"].seconds);
   std::printf("\n%llu tasks per run; daemon peak memory over the whole bench: %ld MiB\n\n", nodes,
               statusKiB(daemon.pid(), "VmHWM:") / 1024);
-  std::printf("%-10s %9s %7s %13s %12s %12s %11s %11s %14s %17s\n", "set-up", "seconds", "ratio", "tasks held",
+  // Each round's runs are neighbours in time and share the host's load of
+  // the moment: the median of their ratios to that round's no-tool run.
+  auto paired = [&](const Figures& f) {
+    const std::vector<double>& own = figures["no tool"].seconds;
+    std::vector<double> ratios;
+    for (size_t i = 0; i < f.seconds.size() && i < own.size(); ++i) ratios.push_back(f.seconds[i] / own[i]);
+    return median(ratios);
+  };
+  std::printf("(ratio: of the medians; paired: the median of each round's ratio to its no-tool run)\n");
+  std::printf("%-10s %9s %7s %7s %13s %12s %12s %11s %11s %14s %17s\n", "set-up", "seconds", "ratio", "paired", "tasks held",
               "bytes/task", "compressed", "CPU in run", "daemon CPU", "peak so far", "daemon RSS after");
   for (const Setup& setup : setups) {
     const Figures& f = figures[setup.name];
     const double s = median(f.seconds);
     if (setup.name == "no tool" || setup.name == "null tool") {
-      std::printf("%-10s %9.2f %7.2f %13s %12s %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, s / base, "-", "-", "-",
+      std::printf("%-10s %9.2f %7.2f %7.2f %13s %12s %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, s / base, paired(f), "-", "-", "-",
                   "-", "-", "-", "-");
       continue;
     }
     if (setup.lttng_blocking) {
       const std::string lost = "lost " + std::to_string(static_cast<long long>(median(f.lttng_lost)));
-      std::printf("%-10s %9.2f %7.2f %13s %12.1f %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, s / base,
+      std::printf("%-10s %9.2f %7.2f %7.2f %13s %12.1f %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, s / base, paired(f),
                   lost.c_str(), median(f.lttng_bytes_per_task), "-", "-", "-", "-", "-");
       continue;
     }
-    std::printf("%-10s %9.2f %7.2f %12.2f%% %12.1f %12.1f %10.2fs %10.2fs %10ld MiB %13ld MiB\n", setup.name.c_str(),
-                s, s / base, 100 * median(f.held), median(f.bytes_per_task), median(f.bytes_per_task_later),
+    std::printf("%-10s %9.2f %7.2f %7.2f %12.2f%% %12.1f %12.1f %10.2fs %10.2fs %10ld MiB %13ld MiB\n", setup.name.c_str(),
+                s, s / base, paired(f), 100 * median(f.held), median(f.bytes_per_task), median(f.bytes_per_task_later),
                 median(f.daemon_cpu_run), median(f.daemon_cpu), f.daemon_peak_kib / 1024, f.daemon_after_kib / 1024);
   }
   // Each run's time, in order: on a shared 2-core host one set-up's runs
