@@ -130,9 +130,10 @@ ClientOptions ClientOptions::fromEnvironment(const char* (*getenv)(const char*))
   return options;
 }
 
-uint32_t ClientOptions::taskBufferEvents(unsigned cpus) const {
+uint32_t ClientOptions::taskBufferEvents(unsigned cpus, size_t threads_before) const {
   if (task_buffer_events != 0) return task_buffer_events;
-  const uint32_t share = kSharedTaskBufferEvents / std::max(cpus, 1u);
+  const size_t sharers = std::max<size_t>({cpus, threads_before + 1, 1});
+  const auto share = static_cast<uint32_t>(kSharedTaskBufferEvents / sharers);
   return std::max(std::bit_floor(share), kMinTaskBufferEvents);
 }
 

@@ -35,15 +35,18 @@ struct ClientOptions {
   std::vector<std::string> warnings;           // one stderr line each
 
   [[nodiscard]] static ClientOptions fromEnvironment(const char* (*getenv)(const char*));
-  // Events per thread's buffer for a program that may run on `cpus` CPUs:
-  // NODEKEEPER_TASK_BUFFER's, or else a share of kSharedTaskBufferEvents
-  // (rounded down to a power of two) and never under kMinTaskBufferEvents.
-  // A buffer must outlast the moments the shipper or the daemon is off its
+  // Events in a thread's buffer, for a program that may run on `cpus` CPUs
+  // and has `threads_before` buffers already: NODEKEEPER_TASK_BUFFER's, or
+  // else a share of kSharedTaskBufferEvents among max(cpus, threads so far)
+  // (a power of two, rounded down), never under kMinTaskBufferEvents. A
+  // buffer must outlast the moments the shipper or the daemon is off its
   // core (a scheduler's slice of several ms on a busy node): with few CPUs
   // the threads fill theirs faster than they are emptied, and a deeper one
-  // rides that out (UTS on 2 cores, lossless: 1.56x its own time with 256 Ki
-  // events a thread against 1.8x to 2.2x with 64 Ki).
-  [[nodiscard]] uint32_t taskBufferEvents(unsigned cpus) const;
+  // rides that out (UTS on 2 cores, lossless, depth 42: 4.57 s at 256 Ki
+  // events a thread against 6.64 s at 64 Ki). Sharing by threads so far
+  // bounds the memory: at most about 2 x 24 MiB over 64 Ki a thread, however
+  // many threads come.
+  [[nodiscard]] uint32_t taskBufferEvents(unsigned cpus, size_t threads_before) const;
   static constexpr uint32_t kSharedTaskBufferEvents = 512 * 1024;  // 24 MiB of records
   static constexpr uint32_t kMinTaskBufferEvents = 64 * 1024;
   // Run for task events and nothing else: the daemon registers the program

@@ -12,7 +12,10 @@ EventRing::StallPolicy watching(EventRing::StallPolicy stall, const std::atomic<
 }  // namespace
 
 TaskCapture::TaskCapture(size_t ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall)
-    : capacity_(ring_capacity), mode_(mode), stall_(watching(std::move(stall), &deliveries_)) {}
+    : TaskCapture([ring_capacity](size_t) { return ring_capacity; }, mode, std::move(stall)) {}
+
+TaskCapture::TaskCapture(RingSizing ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall)
+    : capacity_(std::move(ring_capacity)), mode_(mode), stall_(watching(std::move(stall), &deliveries_)) {}
 
 uint64_t TaskCapture::dropped() const {
   uint64_t total = 0;
@@ -34,7 +37,8 @@ uint64_t TaskCapture::stalls() const {
 
 std::shared_ptr<TaskCapture::ThreadEvents> TaskCapture::attachThread() {
   std::lock_guard lock(mutex_);
-  auto events = std::make_shared<ThreadEvents>(static_cast<uint32_t>(threads_.size() + 1), capacity_, mode_, stall_);
+  auto events = std::make_shared<ThreadEvents>(static_cast<uint32_t>(threads_.size() + 1), capacity_(threads_.size()),
+                                               mode_, stall_);
   threads_.push_back(events);
   return events;
 }

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -48,6 +49,9 @@ class TaskCapture {
   // Every ring's stall policy watches this capture's delivery progress
   // (whatever `stall.progress` said).
   TaskCapture(size_t ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall = {});
+  // Each thread's ring sized by how many threads came before it.
+  using RingSizing = std::function<size_t(size_t threads_before)>;
+  TaskCapture(RingSizing ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall = {});
 
   EventRing::Mode mode() const { return mode_; }
   std::chrono::milliseconds stallLimit() const { return stall_.limit; }
@@ -149,7 +153,7 @@ class TaskCapture {
       uncaptured(t, 1);
   }
 
-  const size_t capacity_;
+  const RingSizing capacity_;
   const EventRing::Mode mode_;
   // Written only by the shipper, read by stalled producers: each on its
   // own line, away from the lock and the rings' list.

@@ -99,7 +99,9 @@ unsigned allowedCpus() {
 }  // namespace
 
 TaskTool::TaskTool(Key, const ClientOptions& options)
-    : capture_(options.taskBufferEvents(allowedCpus()),
+    : capture_([options, cpus = allowedCpus()](size_t threads_before) {
+                 return options.taskBufferEvents(cpus, threads_before);
+               },
                options.task_events == TaskEventMode::kLossy ? EventRing::Mode::kLossy : EventRing::Mode::kLossless,
                EventRing::StallPolicy{.limit = options.task_stall_limit,
                                       .on_stall = [this] { sayStalled(capture_); },

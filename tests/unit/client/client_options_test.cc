@@ -151,14 +151,22 @@ TEST(ClientOptions, TracingOnlyMeansTaskEventsWithoutABudget) {
 }  // namespace
 TEST(ClientOptions, TaskBuffersShareAFixedSizeOverTheCpusWithAFloor) {
   ClientOptions options;
-  EXPECT_EQ(options.taskBufferEvents(1), 512u * 1024);
-  EXPECT_EQ(options.taskBufferEvents(2), 256u * 1024);
-  EXPECT_EQ(options.taskBufferEvents(3), 128u * 1024);  // a power of two, rounded down
-  EXPECT_EQ(options.taskBufferEvents(8), 64u * 1024);
-  EXPECT_EQ(options.taskBufferEvents(128), 64u * 1024);  // the floor: no less than before
-  EXPECT_EQ(options.taskBufferEvents(0), 512u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(1, 0), 512u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(2, 0), 256u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(2, 1), 256u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(3, 0), 128u * 1024);  // a power of two, rounded down
+  EXPECT_EQ(options.taskBufferEvents(8, 0), 64u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(128, 0), 64u * 1024);  // the floor: no less than before
+  EXPECT_EQ(options.taskBufferEvents(0, 0), 512u * 1024);
+  // More threads than CPUs: later ones share less, so the total stays bounded.
+  EXPECT_EQ(options.taskBufferEvents(2, 2), 128u * 1024);
+  EXPECT_EQ(options.taskBufferEvents(2, 63), 64u * 1024);
+  size_t total = 0;
+  for (size_t before = 0; before < 64; ++before) total += options.taskBufferEvents(2, before);
+  EXPECT_LE(total, 64u * 64 * 1024 + 2 * ClientOptions::kSharedTaskBufferEvents);
   options.task_buffer_events = 4096;  // NODEKEEPER_TASK_BUFFER says
-  EXPECT_EQ(options.taskBufferEvents(2), 4096u);
+  EXPECT_EQ(options.taskBufferEvents(2, 0), 4096u);
+  EXPECT_EQ(options.taskBufferEvents(2, 100), 4096u);
 }
 
 }  // namespace nk::client
