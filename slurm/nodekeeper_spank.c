@@ -463,13 +463,25 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   return 0;
 }
 
+/* This job as slurmctld has it (its record is job_array[0]), or NULL; the
+ * caller frees it with slurm_free_job_info_msg. */
+static job_info_msg_t *load_this_job(void) {
+  job_info_msg_t *info = NULL;
+  if (slurm_load_job(&info, state.job_id, SHOW_ALL) != SLURM_SUCCESS || !info) return NULL;
+  if (info->record_count == 0) {
+    slurm_free_job_info_msg(info);
+    return NULL;
+  }
+  return info;
+}
+
 /* scancel sets the job's state to CANCELLED at slurmctld before its tasks
  * get their signals: a task killed by SIGTERM, SIGKILL, SIGINT or SIGHUP
  * while the job is CANCELLED was cancelled, not crashed. */
 static int job_was_cancelled(void) {
-  job_info_msg_t *info = NULL;
-  if (slurm_load_job(&info, state.job_id, SHOW_ALL) != SLURM_SUCCESS || !info) return 0;
-  int cancelled = info->record_count > 0 && (info->job_array[0].job_state & JOB_STATE_BASE) == JOB_CANCELLED;
+  job_info_msg_t *info = load_this_job();
+  if (!info) return 0;
+  int cancelled = (info->job_array[0].job_state & JOB_STATE_BASE) == JOB_CANCELLED;
   slurm_free_job_info_msg(info);
   return cancelled;
 }
@@ -483,11 +495,8 @@ static void write_admin_comment(spank_t sp, double energy_j) {
     gethostname(node, sizeof node - 1);
     node[strcspn(node, ".")] = '\0';
   }
-  job_info_msg_t *info = NULL;
-  const char *existing = "";
-  if (slurm_load_job(&info, state.job_id, SHOW_ALL) == SLURM_SUCCESS && info && info->record_count > 0 &&
-      info->job_array[0].admin_comment)
-    existing = info->job_array[0].admin_comment;
+  job_info_msg_t *info = load_this_job();
+  const char *existing = info && info->job_array[0].admin_comment ? info->job_array[0].admin_comment : "";
   char comment[1024];
   int fits = nk_spank_admin_comment(existing, node, energy_j, comment, sizeof comment);
   if (info) slurm_free_job_info_msg(info);
@@ -561,53 +570,38 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av) {
 /* How the job ended, as slurmctld has it while it completes (the epilog):
  * 0 with `end` and `detail` set, or -1 when it cannot say. */
 static int job_end_from_slurmctld(const char **end, char *detail, size_t detail_len) {
-  job_info_msg_t *info = NULL;
-  if (slurm_load_job(&info, state.job_id, SHOW_ALL) != SLURM_SUCCESS || !info) return -1;
-  if (info->record_count == 0) {
-    slurm_free_job_info_msg(info);
-    return -1;
-  }
+  /* A NULL detail: the exit code's. */
+  static const struct {
+    uint32_t state;
+    const char *end;
+    const char *detail;
+  } kEnds[] = {
+      {JOB_COMPLETE, "completed", NULL},
+      {JOB_FAILED, "failed", NULL},
+      {JOB_TIMEOUT, "failed", "time limit reached"},
+      {JOB_DEADLINE, "failed", "time limit reached"},
+      {JOB_OOM, "failed", "out of memory"},
+      {JOB_CANCELLED, "cancelled", "cancelled by scancel"},
+      {JOB_PREEMPTED, "cancelled", "preempted"},
+      {JOB_NODE_FAIL, "aborted", "a node failed"},
+      {JOB_BOOT_FAIL, "aborted", "a node failed"},
+  };
+  job_info_msg_t *info = load_this_job();
+  if (!info) return -1;
   const slurm_job_info_t *job = &info->job_array[0];
-  const uint32_t code = job->exit_code;
-  char how[64];
-  if (WIFSIGNALED(code) && WTERMSIG(code) != 0)
-    snprintf(how, sizeof how, "killed by SIG%s", sigabbrev_np(WTERMSIG(code)) ? sigabbrev_np(WTERMSIG(code)) : "?");
-  else
-    snprintf(how, sizeof how, "exit %d", WEXITSTATUS(code));
   int known = 0;
-  switch (job->job_state & JOB_STATE_BASE) {
-    case JOB_COMPLETE:
-      *end = "completed", known = 1;
-      snprintf(detail, detail_len, "%s", how);
-      break;
-    case JOB_FAILED:
-      *end = "failed", known = 1;
-      snprintf(detail, detail_len, "%s", how);
-      break;
-    case JOB_TIMEOUT:
-    case JOB_DEADLINE:
-      *end = "failed", known = 1;
-      snprintf(detail, detail_len, "time limit reached");
-      break;
-    case JOB_OOM:
-      *end = "failed", known = 1;
-      snprintf(detail, detail_len, "out of memory");
-      break;
-    case JOB_CANCELLED:
-      *end = "cancelled", known = 1;
-      snprintf(detail, detail_len, "cancelled by scancel");
-      break;
-    case JOB_PREEMPTED:
-      *end = "cancelled", known = 1;
-      snprintf(detail, detail_len, "preempted");
-      break;
-    case JOB_NODE_FAIL:
-    case JOB_BOOT_FAIL:
-      *end = "aborted", known = 1;
-      snprintf(detail, detail_len, "a node failed");
-      break;
-    default:
-      break;
+  for (size_t i = 0; i < sizeof kEnds / sizeof kEnds[0] && !known; ++i) {
+    if ((job->job_state & JOB_STATE_BASE) != kEnds[i].state) continue;
+    known = 1;
+    *end = kEnds[i].end;
+    const uint32_t code = job->exit_code;
+    const int signal = WIFSIGNALED(code) ? WTERMSIG(code) : 0;
+    if (kEnds[i].detail)
+      snprintf(detail, detail_len, "%s", kEnds[i].detail);
+    else if (signal)
+      snprintf(detail, detail_len, "killed by SIG%s", sigabbrev_np(signal) ? sigabbrev_np(signal) : "?");
+    else
+      snprintf(detail, detail_len, "exit %d", WEXITSTATUS(code));
   }
   slurm_free_job_info_msg(info);
   return known ? 0 : -1;

@@ -78,6 +78,20 @@ class SlurmPluginTest : public ::testing::Test {
     return std::nullopt;
   }
 
+  // The daemon's record of the job once its end is recorded (2 minutes at
+  // most), or none.
+  static std::optional<v1::Job> endedDaemonJob(const std::string& job_id) {
+    std::optional<v1::Job> job;
+    if (!waitFor(
+            [&] {
+              job = daemonJob(job_id);
+              return job && job->end() != v1::JOB_END_RUNNING;
+            },
+            120s))
+      return std::nullopt;
+    return job;
+  }
+
   std::string failureContext() const {
     return "\n--- daemon log\n" + [] {
       std::ifstream in(daemon_->stderrPath());
@@ -177,14 +191,8 @@ TEST_F(SlurmPluginTest, ScancelIsACancellation) {
       << srun.err() << failureContext();
   ProcessResult scancel = cluster_->run({"scancel", job_id});
   ASSERT_EQ(scancel.exit_code, 0) << scancel.err;
-  std::optional<v1::Job> job;
-  ASSERT_TRUE(waitFor(
-      [&] {
-        job = daemonJob(job_id);
-        return job && job->end() != v1::JOB_END_RUNNING;
-      },
-      120s))
-      << failureContext();
+  std::optional<v1::Job> job = endedDaemonJob(job_id);
+  ASSERT_TRUE(job) << failureContext();
   EXPECT_EQ(job->end(), v1::JOB_END_CANCELLED) << job->end_detail();
   EXPECT_NE(job->end_detail().find("scancel"), std::string::npos) << job->end_detail();
   EXPECT_NE(srun.wait(60s), 0);
@@ -276,14 +284,8 @@ TEST_F(SlurmPluginTest, AnAllocationsStepsAreOneJobEndedByTheEpilog) {
   ASSERT_TRUE(second.is_object()) << "the second step's app was not charged to job " << job_id << failureContext();
   EXPECT_NE(salloc.wait(120s), 0);  // the allocation's command: exit 3
 
-  std::optional<v1::Job> job;
-  ASSERT_TRUE(waitFor(
-      [&] {
-        job = daemonJob(job_id);
-        return job && job->end() != v1::JOB_END_RUNNING;
-      },
-      120s))
-      << "the job's end was not recorded" << failureContext();
+  std::optional<v1::Job> job = endedDaemonJob(job_id);
+  ASSERT_TRUE(job) << "the job's end was not recorded" << failureContext();
   EXPECT_EQ(job->end(), v1::JOB_END_FAILED) << job->end_detail();
   EXPECT_EQ(job->end_detail(), "exit 3");
   // Its apps' final joules, from the ended apps' list.
