@@ -19,6 +19,7 @@
 #include "client.h"
 #include "connection_notifier.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
+#include "wire/compact_event_writer.h"
 #include "wire/compact_events.h"
 
 namespace v1 = nodekeeper::v1;
@@ -338,24 +339,27 @@ bool TaskShipper::shipOnce() {
     if (thread->slot >= last_ns_.size()) last_ns_.resize(thread->slot + 1, 0);
     uint64_t& last_ns = last_ns_[thread->slot];
     new_functions_.clear();
-    // Converted and encoded where they lie in the ring; the slots are free
-    // again once this returns, before anything slow (naming a function the
-    // first time reads its binary's symbols; the send may wait on the daemon).
+    // Converted and encoded where they lie in the ring, in one pass that
+    // leaves the slots as they are; they are free again once this returns,
+    // before anything slow (naming a function the first time reads its
+    // binary's symbols; the send may wait on the daemon).
     const size_t n = thread->ring.consume(kDrainChunk, [&](std::span<TaskEventRecord> first,
                                                            std::span<TaskEventRecord> second) {
+      std::string& compact = *packed->mutable_compact();
+      // Compact: a fifth of the records' bytes or less to copy through the
+      // socket, and for the daemon to record.
+      compact.reserve((first.size() + second.size()) * 6);
+      wire::CompactEventWriter writer(compact);
       uint64_t last_named = 0;
       for (std::span<TaskEventRecord> piece : {first, second}) {
-        for (TaskEventRecord& r : piece) {
-          r.timestamp_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
-          last_ns = r.timestamp_ns;
+        for (const TaskEventRecord& r : piece) {
+          last_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
+          writer.add(r, last_ns);
           if (r.type != TaskEventType::kCreated || r.b == last_named) continue;
           last_named = r.b;
           if (named_.insert(r.b).second) new_functions_.push_back(r.b);
         }
       }
-      // Compact: a fifth of the records' bytes or less to copy through the
-      // socket, and for the daemon to record.
-      wire::CompactEvents::encode(first, second, *packed->mutable_compact());
     });
     if (n == 0) continue;
     // A ring half full or more may have a producer asleep for room (a

@@ -5,36 +5,20 @@
 #include <bit>
 #include <initializer_list>
 
+#include "wire/compact_event_writer.h"
+
 namespace nk::wire {
 
 namespace {
 
 constexpr int kFields = 4;  // task, a, b, c
 
-uint64_t zigzag(uint64_t difference) {
-  const auto d = static_cast<int64_t>(difference);
-  return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
-}
-
 uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
-
-// At most ten bytes, into room the caller has made.
-inline uint8_t* putVarint(uint8_t* at, uint64_t v) {
-  while (v >= 0x80) {
-    *at++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *at++ = static_cast<uint8_t>(v);
-  return at;
-}
 
 struct Predictions {
   std::array<std::array<uint64_t, kFields>, kTaskEventTypeCount> previous{};
   uint64_t timestamp = 0;
 };
-
-// The header byte, the timestamp and four fields, ten bytes each at most.
-constexpr size_t kMaxRecordBytes = 1 + 10 * (1 + kFields);
 
 // How many fields a header's upper four bits name. A table, not
 // std::popcount: without -mpopcnt that is a call into libgcc, and check()
@@ -44,10 +28,6 @@ constexpr std::array<uint8_t, 16> kFieldsNamed = [] {
   for (unsigned bits = 0; bits < 16; ++bits) named[bits] = static_cast<uint8_t>(std::popcount(bits));
   return named;
 }();
-// Records encoded into a block on the stack, then appended at once: a
-// string's append per field (a capacity check, a size update and a call
-// each) cost more than the encoding itself.
-constexpr size_t kBlockRecords = 256;
 
 }  // namespace
 
@@ -57,36 +37,9 @@ void CompactEvents::encode(std::span<const TaskEventRecord> first, std::span<con
                            std::string& out) {
   // Type byte plus a one- or two-byte timestamp and a few small fields.
   out.reserve(out.size() + (first.size() + second.size()) * 6);
-  Predictions p;
-  uint8_t block[kBlockRecords * kMaxRecordBytes];
-  for (std::span<const TaskEventRecord> records : {first, second}) {
-    while (!records.empty()) {
-      const size_t n = std::min(records.size(), kBlockRecords);
-      uint8_t* at = block;
-      for (const TaskEventRecord& r : records.first(n)) {
-        const auto type = static_cast<size_t>(r.type);
-        // A type out of range (never captured) predicts from nothing and is
-        // refused by the reader.
-        static constexpr std::array<uint64_t, kFields> kNothing{};
-        const std::array<uint64_t, kFields>& previous = type < kTaskEventTypeCount ? p.previous[type] : kNothing;
-        const uint64_t task = zigzag(r.task_id - previous[0]);
-        const uint64_t a = zigzag(r.a - previous[1]);
-        const uint64_t b = zigzag(r.b - previous[2]);
-        const uint64_t c = zigzag(r.c - previous[3]);
-        *at++ = static_cast<uint8_t>((type & 0x0f) | (task != 0 ? 0x10 : 0) | (a != 0 ? 0x20 : 0) |
-                                     (b != 0 ? 0x40 : 0) | (c != 0 ? 0x80 : 0));
-        at = putVarint(at, zigzag(r.timestamp_ns - p.timestamp));
-        if (task != 0) at = putVarint(at, task);
-        if (a != 0) at = putVarint(at, a);
-        if (b != 0) at = putVarint(at, b);
-        if (c != 0) at = putVarint(at, c);
-        p.timestamp = r.timestamp_ns;
-        if (type < kTaskEventTypeCount) p.previous[type] = {r.task_id, r.a, r.b, r.c};
-      }
-      out.append(reinterpret_cast<const char*>(block), static_cast<size_t>(at - block));
-      records = records.subspan(n);
-    }
-  }
+  CompactEventWriter writer(out);
+  for (std::span<const TaskEventRecord> records : {first, second})
+    for (const TaskEventRecord& r : records) writer.add(r);
 }
 
 std::string CompactEvents::decode(std::span<const std::byte> compact, std::vector<TaskEventRecord>& out,

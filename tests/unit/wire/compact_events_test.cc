@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "taskgraph/task_event_translator.h"
+#include "wire/compact_event_writer.h"
 #include "wire/compact_events.h"
 
 namespace nk::wire {
@@ -75,6 +76,28 @@ TEST(CompactEvents, TwoPiecesEncodeAsTheirWhole) {
     CompactEvents::encode(all.first(cut), all.subspan(cut), pieces);
     EXPECT_EQ(pieces, whole) << "cut at " << cut;
   }
+}
+
+// The shipper's one pass: records written with timestamps of the writer's
+// choosing decode as those records at those times, and a writer that fills
+// its block many times over loses nothing at the seams.
+TEST(CompactEventWriter, WritesTheRecordsAtTheTimesItIsGiven) {
+  auto records = threadLike(5000, 11);
+  std::vector<TaskEventRecord> retimed = records;
+  uint64_t ns = 7;
+  for (TaskEventRecord& r : retimed) r.timestamp_ns = ns += r.timestamp_ns % 977;  // the "conversion"
+  std::string written;
+  {
+    CompactEventWriter writer(written);
+    for (size_t i = 0; i < records.size(); ++i) writer.add(records[i], retimed[i].timestamp_ns);
+  }
+  std::string expected;
+  CompactEvents::encode(retimed, expected);
+  EXPECT_EQ(written, expected);
+  std::vector<TaskEventRecord> back;
+  ASSERT_EQ(CompactEvents::decode(bytes(written), back, written.size()), "");
+  ASSERT_EQ(back.size(), retimed.size());
+  for (size_t i = 0; i < retimed.size(); ++i) ASSERT_TRUE(same(back[i], retimed[i])) << "record " << i;
 }
 
 TEST(CompactEvents, ExtremeValuesAndBackwardSteps) {

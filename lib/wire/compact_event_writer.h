@@ -1,0 +1,89 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "wire/task_event_record.h"
+
+namespace nk::wire {
+
+// Writes one compact part (the form CompactEvents describes) a record at a
+// time, for a caller that works each record's timestamp out as it goes: the
+// shipper converts a ring's ticks to nanoseconds and encodes in the one pass
+// over the slots, instead of writing the times back into them and reading
+// them all again (a chunk of 768 KiB is past the core's cache, and the
+// write-back dirtied lines the app's thread then had to take back).
+class CompactEventWriter {
+ public:
+  // Appends to `out`; everything is there once flush() has run (the
+  // destructor runs it).
+  explicit CompactEventWriter(std::string& out) : out_(out) {}
+  ~CompactEventWriter() { flush(); }
+  CompactEventWriter(const CompactEventWriter&) = delete;
+  CompactEventWriter& operator=(const CompactEventWriter&) = delete;
+
+  // `r` as it is, but at `timestamp_ns`.
+  void add(const TaskEventRecord& r, uint64_t timestamp_ns) {
+    if (at_ > block_.data() + block_.size() - kMaxRecordBytes) flush();
+    const auto type = static_cast<size_t>(r.type);
+    // A type out of range (never captured) predicts from nothing and is
+    // refused by the reader.
+    static constexpr std::array<uint64_t, kFields> kNothing{};
+    const std::array<uint64_t, kFields>& previous = type < kTaskEventTypeCount ? previous_[type] : kNothing;
+    const uint64_t task = zigzag(r.task_id - previous[0]);
+    const uint64_t a = zigzag(r.a - previous[1]);
+    const uint64_t b = zigzag(r.b - previous[2]);
+    const uint64_t c = zigzag(r.c - previous[3]);
+    *at_++ = static_cast<uint8_t>((type & 0x0f) | (task != 0 ? 0x10 : 0) | (a != 0 ? 0x20 : 0) |
+                                  (b != 0 ? 0x40 : 0) | (c != 0 ? 0x80 : 0));
+    at_ = putVarint(at_, zigzag(timestamp_ns - timestamp_));
+    if (task != 0) at_ = putVarint(at_, task);
+    if (a != 0) at_ = putVarint(at_, a);
+    if (b != 0) at_ = putVarint(at_, b);
+    if (c != 0) at_ = putVarint(at_, c);
+    timestamp_ = timestamp_ns;
+    if (type < kTaskEventTypeCount) previous_[type] = {r.task_id, r.a, r.b, r.c};
+  }
+  void add(const TaskEventRecord& r) { add(r, r.timestamp_ns); }
+
+  // Appends what is written so far to the output.
+  void flush() {
+    out_.append(reinterpret_cast<const char*>(block_.data()), static_cast<size_t>(at_ - block_.data()));
+    at_ = block_.data();
+  }
+
+ private:
+  static constexpr int kFields = 4;  // task, a, b, c
+  // The header byte, the timestamp and four fields, ten bytes each at most.
+  static constexpr size_t kMaxRecordBytes = 1 + 10 * (1 + kFields);
+  // Records are encoded into a block, then appended at once: a string's
+  // append per field (a capacity check, a size update and a call each)
+  // cost more than the encoding itself.
+  static constexpr size_t kBlockRecords = 256;
+
+  static uint64_t zigzag(uint64_t difference) {
+    const auto d = static_cast<int64_t>(difference);
+    return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+  }
+
+  // At most ten bytes, into room the caller has made.
+  static uint8_t* putVarint(uint8_t* at, uint64_t v) {
+    while (v >= 0x80) {
+      *at++ = static_cast<uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *at++ = static_cast<uint8_t>(v);
+    return at;
+  }
+
+  std::string& out_;
+  // Every part starts from zeros, so it decodes on its own.
+  std::array<std::array<uint64_t, kFields>, kTaskEventTypeCount> previous_{};
+  uint64_t timestamp_ = 0;
+  std::array<uint8_t, kBlockRecords * kMaxRecordBytes> block_;
+  uint8_t* at_ = block_.data();
+};
+
+}  // namespace nk::wire
