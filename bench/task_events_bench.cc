@@ -34,7 +34,8 @@
 // the consumer daemon has written everything) and its statistics read. Without
 // lttng-sessiond or the tool the LTTng rows say so.
 //
-//   task_events_bench [--tasks N] [--rounds R] [--long]
+//   task_events_bench [--tasks N] [--rounds R] [--threads T] [--long]
+// --threads T: that team size alone (default: 1 and 2).
 // --long (or NK_TASKS_BENCH_LONG=1): a million tasks a run, 9 rounds.
 // Needs NK_DAEMON, NK_CLIENT_LIB and NK_TASKS_BENCH_PROGRAM; NK_NULL_TASK_TOOL and
 // NK_LTTNG_TOOL for those rows; with NK_CLI also records a million-task graph and
@@ -98,13 +99,15 @@ int main(int argc, char** argv) {
   bool long_run = nk::test::envOr("NK_TASKS_BENCH_LONG") == "1";
   std::optional<long> tasks_flag;
   std::optional<int> rounds_flag;
+  std::vector<int> team_sizes = {1, 2};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--tasks" && i + 1 < argc) tasks_flag = std::atol(argv[++i]);
     else if (a == "--rounds" && i + 1 < argc) rounds_flag = std::max(1, std::atoi(argv[++i]));
     else if (a == "--long") long_run = true;
+    else if (a == "--threads" && i + 1 < argc) team_sizes = {std::max(1, std::atoi(argv[++i]))};
     else {
-      std::fprintf(stderr, "usage: task_events_bench [--tasks N] [--rounds R] [--long]\n");
+      std::fprintf(stderr, "usage: task_events_bench [--tasks N] [--rounds R] [--threads T] [--long]\n");
       return 2;
     }
   }
@@ -147,7 +150,6 @@ int main(int argc, char** argv) {
   // Another build of the library side by side (a change's before and after).
   const std::string baseline_lib = nk::test::envOr("NK_CLIENT_LIB_BASELINE");
   if (!baseline_lib.empty()) setups.insert(setups.end(), {"base lossless", "base lossless, big buf"});
-  const std::vector<int> team_sizes = {1, 2};
   const std::vector<std::string> kinds = {"empty", "chain", "fib"};
   // Keyed by "threads/kind/setup".
   std::map<std::string, std::vector<double>> ns;

@@ -1,5 +1,6 @@
 #include "event_clock.h"
 
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -73,7 +74,12 @@ void EventClock::Converter::calibrate() {
     ns0_ = ns;
     return;
   }
-  if (tick > tick0_ + 1000 && ns > ns0_) ns_per_tick_ = static_cast<double>(ns - ns0_) / static_cast<double>(tick - tick0_);
+  if (tick > tick0_ + 1000 && ns > ns0_) {
+    const double ns_per_tick = static_cast<double>(ns - ns0_) / static_cast<double>(tick - tick0_);
+    // Under 2^32 ns a tick whatever the counter's rate (a counter slower
+    // than 1 Hz is none), so the product fits.
+    ns_per_tick_fixed_ = static_cast<uint64_t>(std::llround(ns_per_tick * 0x1p32));
+  }
 }
 
 }  // namespace nk::client

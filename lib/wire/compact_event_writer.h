@@ -24,8 +24,9 @@ class CompactEventWriter {
   CompactEventWriter(const CompactEventWriter&) = delete;
   CompactEventWriter& operator=(const CompactEventWriter&) = delete;
 
-  // `r` as it is, but at `timestamp_ns`.
-  void add(const TaskEventRecord& r, uint64_t timestamp_ns) {
+  // `r` as it is, but at `timestamp_ns`. Always inlined: GCC keeps it a
+  // call in the shipper's loop, and a call an event is a fifth of its cost.
+  [[gnu::always_inline]] void add(const TaskEventRecord& r, uint64_t timestamp_ns) {
     if (at_ > block_.data() + block_.size() - kMaxRecordBytes) flush();
     const auto type = static_cast<size_t>(r.type);
     // A type out of range (never captured) predicts from nothing and is
