@@ -28,24 +28,31 @@ class CompactEventWriter {
   // call in the shipper's loop, and a call an event is a fifth of its cost.
   [[gnu::always_inline]] void add(const TaskEventRecord& r, uint64_t timestamp_ns) {
     if (at_ > block_.data() + block_.size() - kMaxRecordBytes) flush();
+    // Everything read into locals first and the position kept in one: a
+    // byte store may alias any object, so the members (and `r`) would be
+    // read again after each one.
     const auto type = static_cast<size_t>(r.type);
+    const uint64_t fields[kFields] = {r.task_id, r.a, r.b, r.c};
     // A type out of range (never captured) predicts from nothing and is
     // refused by the reader.
     static constexpr std::array<uint64_t, kFields> kNothing{};
     const std::array<uint64_t, kFields>& previous = type < kTaskEventTypeCount ? previous_[type] : kNothing;
-    const uint64_t task = zigzag(r.task_id - previous[0]);
-    const uint64_t a = zigzag(r.a - previous[1]);
-    const uint64_t b = zigzag(r.b - previous[2]);
-    const uint64_t c = zigzag(r.c - previous[3]);
-    *at_++ = static_cast<uint8_t>((type & 0x0f) | (task != 0 ? 0x10 : 0) | (a != 0 ? 0x20 : 0) |
-                                  (b != 0 ? 0x40 : 0) | (c != 0 ? 0x80 : 0));
-    at_ = putVarint(at_, zigzag(timestamp_ns - timestamp_));
-    if (task != 0) at_ = putVarint(at_, task);
-    if (a != 0) at_ = putVarint(at_, a);
-    if (b != 0) at_ = putVarint(at_, b);
-    if (c != 0) at_ = putVarint(at_, c);
+    const uint64_t task = zigzag(fields[0] - previous[0]);
+    const uint64_t a = zigzag(fields[1] - previous[1]);
+    const uint64_t b = zigzag(fields[2] - previous[2]);
+    const uint64_t c = zigzag(fields[3] - previous[3]);
+    const uint64_t step = zigzag(timestamp_ns - timestamp_);
+    uint8_t* at = at_;
+    *at++ = static_cast<uint8_t>((type & 0x0f) | (task != 0 ? 0x10 : 0) | (a != 0 ? 0x20 : 0) | (b != 0 ? 0x40 : 0) |
+                                 (c != 0 ? 0x80 : 0));
+    at = putVarint(at, step);
+    if (task != 0) at = putVarint(at, task);
+    if (a != 0) at = putVarint(at, a);
+    if (b != 0) at = putVarint(at, b);
+    if (c != 0) at = putVarint(at, c);
+    at_ = at;
     timestamp_ = timestamp_ns;
-    if (type < kTaskEventTypeCount) previous_[type] = {r.task_id, r.a, r.b, r.c};
+    if (type < kTaskEventTypeCount) previous_[type] = {fields[0], fields[1], fields[2], fields[3]};
   }
   void add(const TaskEventRecord& r) { add(r, r.timestamp_ns); }
 
