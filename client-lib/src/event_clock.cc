@@ -76,9 +76,9 @@ void EventClock::Converter::calibrate() {
   }
   if (tick > tick0_ + 1000 && ns > ns0_) {
     const double ns_per_tick = static_cast<double>(ns - ns0_) / static_cast<double>(tick - tick0_);
-    // Under 2^32 ns a tick whatever the counter's rate (a counter slower
-    // than 1 Hz is none), so the product fits.
-    ns_per_tick_fixed_ = static_cast<uint64_t>(std::llround(ns_per_tick * 0x1p32));
+    // Under 2^15 ns a tick (a counter slower than 31 kHz is no time stamp
+    // counter), so with 48 bits of fraction it fits llround's 63.
+    ns_per_tick_fixed_ = static_cast<uint64_t>(std::llround(std::ldexp(ns_per_tick, kFractionBits)));
   }
 }
 
