@@ -55,7 +55,9 @@ struct TaskShipper::Link {
 };
 
 TaskShipper::TaskShipper(TaskCapture& capture, TaskGate& gate, std::string socket_path, bool debug)
-    : capture_(capture), gate_(gate), socket_path_(std::move(socket_path)), debug_(debug), link_(std::make_unique<Link>()) {}
+    : capture_(capture), gate_(gate), socket_path_(std::move(socket_path)), debug_(debug), link_(std::make_unique<Link>()) {
+  named_recently_.fill(kNoKey);
+}
 
 TaskShipper::~TaskShipper() { stop(std::chrono::milliseconds(500)); }
 
@@ -350,13 +352,14 @@ bool TaskShipper::shipOnce() {
       // socket, and for the daemon to record.
       compact.reserve((first.size() + second.size()) * 6);
       wire::CompactEventWriter writer(compact);
-      uint64_t last_named = 0;
       for (std::span<TaskEventRecord> piece : {first, second}) {
         for (const TaskEventRecord& r : piece) {
           last_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
           writer.add(r, last_ns);
-          if (r.type != TaskEventType::kCreated || r.b == last_named) continue;
-          last_named = r.b;
+          if (r.type != TaskEventType::kCreated) continue;
+          uint64_t& recent = named_recently_[(r.b ^ (r.b >> 6)) % named_recently_.size()];
+          if (recent == r.b) continue;
+          recent = r.b;
           if (named_.insert(r.b).second) new_functions_.push_back(r.b);
         }
       }
@@ -405,6 +408,7 @@ void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::ch
 void TaskShipper::lose(uint64_t events) {
   // A new stream is a new session, which must be told the names again.
   named_.clear();
+  named_recently_.fill(kNoKey);
   lost_ += events;
   // Given up at exit, the daemon is there but stuck: the exit line says so.
   if (!said_lost_ && !gave_up_.load()) {

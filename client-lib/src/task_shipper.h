@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -88,6 +89,11 @@ class TaskShipper {
   // gate may ask from any thread, see describeFunction).
   mutable CodeSymbolizer symbolizer_;
   std::unordered_set<uint64_t> named_;  // function keys the stream has been told
+  // In front of named_, direct-mapped: a construct in a loop the compiler
+  // unrolled has a code address per copy (UTS: four, in turn), so "the same
+  // as the last one" missed on every task and each paid a hash lookup.
+  static constexpr uint64_t kNoKey = ~uint64_t{0};  // no function key has bit 63
+  std::array<uint64_t, 64> named_recently_;
   std::vector<uint64_t> new_functions_;  // first seen in the batch being made
   EventClock::Converter clock_;
   std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time

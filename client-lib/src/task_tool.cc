@@ -109,8 +109,16 @@ TaskTool::TaskTool(Key, const ClientOptions& options)
       gate_([this] { shipper_.wake(); }, [this](uint64_t key) { return shipper_.describeFunction(key); }),
       shipper_(capture_, gate_, options.socket_path, options.debug) {}
 
-TaskCapture::ThreadEvents& TaskTool::thread() {
-  if (!t_events) t_events = capture_.attachThread().get();  // kept alive by capture_
+// Every callback starts here: inlined into each, the first call's work
+// kept out of line.
+__attribute__((always_inline)) inline TaskCapture::ThreadEvents& TaskTool::thread() {
+  if (t_events) [[likely]]
+    return *t_events;
+  return attachThisThread();
+}
+
+__attribute__((noinline)) TaskCapture::ThreadEvents& TaskTool::attachThisThread() {
+  t_events = capture_.attachThread().get();  // kept alive by capture_
   return *t_events;
 }
 

@@ -63,6 +63,7 @@ class TaskTool {
 
  private:
   TaskCapture::ThreadEvents& thread();
+  TaskCapture::ThreadEvents& attachThisThread();
 
   TaskCapture capture_;
   AyudameTranslator ayudame_{capture_};
