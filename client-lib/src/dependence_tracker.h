@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -73,9 +74,20 @@ class DependenceTracker {
     std::vector<uint64_t> before;
     DependenceKind last_kind = DependenceKind::kIn;  // meaningless while `last` is empty
   };
-  void declareOne(uint64_t task, Dependence dep, std::vector<DependenceEdge>& edges);
+  void declareOne(uint64_t task, uint64_t address, DependenceKind kind, std::vector<DependenceEdge>& edges);
+
+  AddressState& stateOf(uint64_t address);
 
   std::unordered_map<uint64_t, AddressState> by_address_;
+  // In front of by_address_, direct-mapped: the same few addresses come
+  // back task after task (a chain, a block's neighbours), and the map's
+  // lookup (a division by a prime, a node to chase) was a fifth of a
+  // dependence's cost. Its states stay put and are never erased.
+  struct Recent {
+    uint64_t address = 0;
+    AddressState* state = nullptr;
+  };
+  std::array<Recent, 16> recent_{};
   // Scratch for declare(): one entry per address, and where each is.
   std::vector<Dependence> merged_;
   std::unordered_map<uint64_t, size_t> merged_at_;

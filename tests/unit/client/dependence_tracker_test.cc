@@ -167,5 +167,29 @@ TEST(DependenceTracker, ManyEntriesMergePerAddress) {
   EXPECT_EQ(t.addresses(), 100u);
 }
 
+// More addresses than the tracker remembers at hand, several sharing each
+// place, taken in an order that keeps evicting them: every task still waits
+// for the last writer of its own address, and of no other.
+TEST(DependenceTracker, ManyInterleavedChainsKeepTheirOwnWriters) {
+  DependenceTracker t;
+  constexpr uint64_t kChains = 97;  // prime: the rounds visit the addresses in shifting orders
+  std::vector<uint64_t> last_writer(kChains, 0);
+  size_t edges = 0;
+  for (uint64_t task = 1; task <= 20 * kChains; ++task) {
+    const uint64_t chain = (task * 31) % kChains;
+    const uint64_t address = 0x40000 + chain * 24;
+    const auto e = declare(t, task, {{address, K::kInout}});
+    if (last_writer[chain] == 0) {
+      EXPECT_TRUE(e.empty()) << "task " << task;
+    } else {
+      EXPECT_EQ(e, (std::vector<Edge>{{last_writer[chain], task, address}})) << "task " << task;
+    }
+    edges += e.size();
+    last_writer[chain] = task;
+  }
+  EXPECT_EQ(edges, 19 * kChains);
+  EXPECT_EQ(t.addresses(), kChains);
+}
+
 }  // namespace
 }  // namespace nk::client
