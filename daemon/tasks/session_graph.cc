@@ -21,8 +21,8 @@ constexpr size_t kTrimAfterBytes = size_t{16} << 20;
 
 }  // namespace
 
-SessionGraph::SessionGraph(std::atomic<uint64_t>& pending_total, size_t max_tasks)
-    : pending_total_(pending_total), graph_(max_tasks) {}
+SessionGraph::SessionGraph(std::atomic<uint64_t>& pending_total, size_t max_tasks, IdlePriority* idle)
+    : pending_total_(pending_total), idle_(idle), graph_(max_tasks) {}
 
 SessionGraph::~SessionGraph() {
   pending_total_.fetch_sub(pendingBytes(), std::memory_order_relaxed);
@@ -32,14 +32,14 @@ SessionGraph::~SessionGraph() {
 bool SessionGraph::readFrom(const std::filesystem::path& recording) {
   const int fd = ::open(recording.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
-  std::lock_guard lock(graph_mutex_);
+  IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
   if (recording_fd_ >= 0) ::close(recording_fd_);
   recording_fd_ = fd;
   return true;
 }
 
 void SessionGraph::queueRecorded(uint64_t offset, uint32_t size) {
-  std::lock_guard lock(queue_mutex_);
+  IdlePriority::Lock lock(idle_, queue_mutex_, idle_holds_queue_);
   queue_.push_back({{}, offset, size});
   queued_batches_.store(queue_.size(), std::memory_order_relaxed);
 }
@@ -66,7 +66,7 @@ std::string SessionGraph::load(Queued& queued) {
 void SessionGraph::queue(std::vector<std::byte> frame) {
   const uint64_t bytes = frame.size();
   {
-    std::lock_guard lock(queue_mutex_);
+    IdlePriority::Lock lock(idle_, queue_mutex_, idle_holds_queue_);
     queue_.push_back({std::move(frame), 0, 0});
     queued_batches_.store(queue_.size(), std::memory_order_relaxed);
     queued_bytes_ += bytes;
@@ -75,14 +75,14 @@ void SessionGraph::queue(std::vector<std::byte> frame) {
 }
 
 uint64_t SessionGraph::pendingBytes() const {
-  std::lock_guard lock(queue_mutex_);
+  IdlePriority::Lock lock(idle_, queue_mutex_, idle_holds_queue_);
   return queued_bytes_;
 }
 
 bool SessionGraph::takeNext() {
   Queued queued;
   {
-    std::lock_guard lock(queue_mutex_);
+    IdlePriority::Lock lock(idle_, queue_mutex_, idle_holds_queue_);
     if (queue_.empty()) return false;
     queued = std::move(queue_.front());
     queue_.pop_front();
@@ -124,7 +124,9 @@ size_t SessionGraph::step(size_t budget) {
 size_t SessionGraph::build(size_t max_events) {
   size_t built = 0;
   while (built < max_events) {
-    std::lock_guard lock(graph_mutex_);
+    // Lifted for a reader during the last slice: idle again before the next.
+    if (idle_ && idle_->onIdleThread()) idle_->settle();
+    IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
     const size_t taken = step(std::min(kSliceEvents, max_events - built));
     if (taken == 0) break;
     built += taken;
@@ -133,14 +135,14 @@ size_t SessionGraph::build(size_t max_events) {
 }
 
 void SessionGraph::look(const std::function<void(const TaskGraph&)>& look) {
-  std::lock_guard lock(graph_mutex_);
+  IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
   while (step(SIZE_MAX) > 0) {
   }
   look(graph_);
 }
 
 SessionGraph::Counts SessionGraph::counts() const {
-  std::lock_guard lock(graph_mutex_);
+  IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
   return released_ ? released_counts_ : countsNow();
 }
 
@@ -149,7 +151,7 @@ SessionGraph::Counts SessionGraph::countsNow() const {
 }
 
 SessionGraph::Counts SessionGraph::release() {
-  std::lock_guard lock(graph_mutex_);
+  IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
   if (released_) return released_counts_;
   // The batch a builder has taken off the queue is no longer "pending" to a
   // caller that looked just before this lock: it is finished here, so no
@@ -170,7 +172,7 @@ SessionGraph::Counts SessionGraph::release() {
   partly_taken_.store(false, std::memory_order_relaxed);
   batch_.Clear();
   {
-    std::lock_guard queue_lock(queue_mutex_);
+    IdlePriority::Lock queue_lock(idle_, queue_mutex_, idle_holds_queue_);
     pending_total_.fetch_sub(queued_bytes_, std::memory_order_relaxed);
     queue_.clear();
     queued_batches_.store(0, std::memory_order_relaxed);
@@ -181,7 +183,7 @@ SessionGraph::Counts SessionGraph::release() {
 }
 
 std::string SessionGraph::lastFault() const {
-  std::lock_guard lock(graph_mutex_);
+  IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
   return last_fault_;
 }
 

@@ -15,6 +15,7 @@
 #include "taskgraph/task_event_translator.h"
 #include "taskgraph/task_graph.h"
 #include "taskgraph/zstd_frames.h"
+#include "tasks/idle_priority.h"
 
 namespace nk {
 
@@ -37,7 +38,9 @@ class SessionGraph {
   // `pending_total` counts the bytes queued in memory over all sessions
   // (the daemon bounds it); it must outlive this object. `max_tasks` is the
   // graph's window (TaskGraph); 0 keeps every task.
-  explicit SessionGraph(std::atomic<uint64_t>& pending_total, size_t max_tasks = 0);
+  // `idle`: the builder's thread, lifted by whoever waits for a lock it
+  // holds (null: no such thread).
+  explicit SessionGraph(std::atomic<uint64_t>& pending_total, size_t max_tasks = 0, IdlePriority* idle = nullptr);
   ~SessionGraph();
   SessionGraph(const SessionGraph&) = delete;
   SessionGraph& operator=(const SessionGraph&) = delete;
@@ -60,7 +63,8 @@ class SessionGraph {
   // kSliceEvents at a time under the graph's lock; how many it took.
   size_t build(size_t max_events);
   // The builder's thread has the lowest priority: a reader waits for the
-  // graph's lock behind one slice of it at the most, whatever the node's load.
+  // graph's lock behind one slice of it at the most, whatever the node's
+  // load, as the wait lifts the builder to the reader's priority.
   static constexpr size_t kSliceEvents = 4096;
   // Runs `look` on the graph with every batch queued so far taken.
   void look(const std::function<void(const TaskGraph&)>& look);
@@ -101,13 +105,16 @@ class SessionGraph {
   std::string load(Queued& queued);
 
   std::atomic<uint64_t>& pending_total_;
-  mutable std::mutex queue_mutex_;  // queue_ and queued_bytes_
+  IdlePriority* const idle_;
+  mutable std::timed_mutex queue_mutex_;  // queue_ and queued_bytes_
+  mutable std::atomic<bool> idle_holds_queue_{false};
   std::deque<Queued> queue_;
   uint64_t queued_bytes_ = 0;
   std::atomic<size_t> queued_batches_{0};  // queue_.size(), read without the lock
   int recording_fd_ = -1;
 
-  mutable std::mutex graph_mutex_;  // everything below
+  mutable std::timed_mutex graph_mutex_;  // everything below
+  mutable std::atomic<bool> idle_holds_graph_{false};
   TaskGraph graph_;
   TaskEventTranslator translator_;
   ZstdFrames zstd_;

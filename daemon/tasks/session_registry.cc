@@ -1,9 +1,6 @@
 #include "tasks/session_registry.h"
 
 #include <pthread.h>
-#include <sched.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -65,13 +62,15 @@ SessionRegistry::~SessionRegistry() {
 // only while no other thread wants the core, and any that wakes takes the
 // core back at once. (At nice 19 it still cost a UTS-shaped program under
 // lossless capture about a quarter of its time, the app's threads waking
-// behind it.) A reader that needs the graph's lock waits behind one slice
-// (SessionGraph::kSliceEvents) at the most, and on a busy node SCHED_IDLE
-// still gets the odd time slice to finish it.
+// behind it.) Only the building and the compressing are idle: the
+// bookkeeping between them takes locks that the streams recording the
+// apps' events need, and an idle thread preempted while holding one can
+// wait seconds for its next slice on a busy node. A reader that needs a
+// graph's lock while the builder holds it lifts the builder
+// (IdlePriority), so it waits behind one slice (SessionGraph::kSliceEvents)
+// at the most, at normal priority.
 void SessionRegistry::buildInBackground() {
-  sched_param idle{};
-  if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
-    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+  builder_priority_.adopt();
   (void)pthread_setname_np(pthread_self(), "nk-graph");
   // Events per session per turn: sessions take turns, and the loop looks
   // for new sessions and for the stop now and then.
@@ -92,7 +91,10 @@ void SessionRegistry::buildInBackground() {
         continue;
       }
       if (s->graph.pending()) {
-        built = s->graph.build(kEventsPerTurn) > 0 || built;
+        {
+          IdlePriority::Idle idle(builder_priority_);
+          built = s->graph.build(kEventsPerTurn) > 0 || built;
+        }
         releaseIfDone(*s);
       }
       if (compactionDue(*s)) {
@@ -146,7 +148,7 @@ Result<uint64_t> SessionRegistry::open(pid_t pid, uid_t uid, std::string program
   std::filesystem::create_directories(dir_, ec);
   if (ec) return internalError("cannot create the recordings directory " + dir_.string() + ": " + ec.message());
   RecordingStore::Removals removed = store_.sweep();
-  auto session = std::make_unique<Session>(pending_total_, options_.graph_max_tasks);
+  auto session = std::make_unique<Session>(pending_total_, options_.graph_max_tasks, builder_priority_);
   uint64_t id = 0;
   std::filesystem::path recording;
   {
@@ -304,7 +306,13 @@ void SessionRegistry::releaseIfDone(Session& s) const {
     if (s.info.live || s.released) return;
   }
   if (s.graph.pending()) return;
-  SessionGraph::Counts counts = s.graph.release();
+  SessionGraph::Counts counts;
+  {
+    // Freeing a big graph is work like building it: idle, on the builder.
+    std::optional<IdlePriority::Idle> idle;
+    if (builder_priority_.onIdleThread()) idle.emplace(builder_priority_);
+    counts = s.graph.release();
+  }
   std::lock_guard lock(s.mutex);
   s.released = true;
   s.info.tasks = counts.tasks;
@@ -444,7 +452,10 @@ void SessionRegistry::compactRecording(Session& s) {
     case RecordingStore::Reservation::kGone:
       return;  // removed by the quota meanwhile
   }
-  auto done = RecordingCompactor::compact(recording, compacted, before);
+  auto done = [&] {
+    IdlePriority::Idle idle(builder_priority_);
+    return RecordingCompactor::compact(recording, compacted, before);
+  }();
   if (!done) {
     store_.resize(recording, before);
     options_.log_warning(session + ": its recording stays uncompressed: " + done.error().message);

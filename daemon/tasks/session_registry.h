@@ -25,6 +25,7 @@
 #include "taskgraph/task_graph.h"
 #include "taskgraph/zstd_frames.h"
 #include "tasks/recording_store.h"
+#include "tasks/idle_priority.h"
 #include "tasks/session_graph.h"
 #include "tasks/spare_cpu_watch.h"
 
@@ -141,7 +142,8 @@ class SessionRegistry {
 
  private:
   struct Session {
-    Session(std::atomic<uint64_t>& pending_total, size_t graph_max_tasks) : graph(pending_total, graph_max_tasks) {}
+    Session(std::atomic<uint64_t>& pending_total, size_t graph_max_tasks, IdlePriority& builder)
+        : graph(pending_total, graph_max_tasks, &builder) {}
     Info info;
     std::optional<RecordingWriter> recording;
     ZstdFrames zstd;       // frames for the graph while the session is not recorded
@@ -181,6 +183,8 @@ class SessionRegistry {
 
   // Declared first: sessions (destroyed before it) give their bytes back.
   std::atomic<uint64_t> pending_total_{0};
+  // The builder's thread; its sessions' graphs lift it when they wait on it.
+  mutable IdlePriority builder_priority_;
   std::filesystem::path dir_;
   Options options_;
   RecordingStore store_;

@@ -1,8 +1,13 @@
 #include "tasks/session_graph.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "graph_event_batch.h"
@@ -91,6 +96,38 @@ TEST_F(SessionGraphTest, ReleaseFinishesTheBatchTheBuilderBegan) {
   EXPECT_EQ(counts.events, 10u);
   EXPECT_EQ(graph.counts().tasks, 10u);
   EXPECT_EQ(pending_total_.load(), 0u);
+}
+
+// The builder's thread, idle, holds the graph and cannot go on until it is
+// lifted to normal priority: a reader's wait for the graph must lift it (on
+// a busy node an idle thread holding the lock could wait seconds for a
+// slice, and the reader with it). Neither moves otherwise, and the
+// builder's bounded wait fails the test.
+TEST_F(SessionGraphTest, AReaderLiftsTheIdleBuilderThatHoldsTheGraph) {
+  if (::geteuid() != 0) GTEST_SKIP() << "leaving SCHED_IDLE needs CAP_SYS_NICE";
+  IdlePriority builder;
+  SessionGraph graph(pending_total_, 0, &builder);
+  graph.queue(frameOf(1, 10));
+  std::atomic<bool> holding{false};
+  bool lifted = false;
+  std::thread builder_thread([&] {
+    builder.adopt();
+    IdlePriority::Idle idle(builder);
+    graph.look([&](const TaskGraph&) {
+      holding = true;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!lifted && std::chrono::steady_clock::now() < give_up) {
+        lifted = ::sched_getscheduler(0) == SCHED_OTHER;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+    builder.settle();
+  });
+  while (!holding) std::this_thread::yield();
+  EXPECT_EQ(graph.counts().tasks, 10u);  // waits for the builder's look
+  builder_thread.join();
+  EXPECT_TRUE(lifted);
+  EXPECT_EQ(builder.lifts(), 1u);
 }
 
 }  // namespace
