@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 
 namespace nk {
 
@@ -46,6 +47,16 @@ IdlePriority::Idle::~Idle() {
 }
 
 bool IdlePriority::onIdleThread() const { return t_entered == this; }
+
+bool IdlePriority::liftable() {
+  bool left = false;
+  std::thread probe([&left] {
+    const pid_t self = threadId();
+    left = toIdle(self) && toNormal(self);
+  });
+  probe.join();
+  return left;
+}
 
 void IdlePriority::lift() {
   const pid_t tid = tid_.load(std::memory_order_acquire);

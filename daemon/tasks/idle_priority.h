@@ -34,6 +34,9 @@ class IdlePriority {
   void settle();
   // Lifts so far.
   uint64_t lifts() const { return lifts_.load(std::memory_order_relaxed); }
+  // Whether this process may take a thread out of SCHED_IDLE (tried on a
+  // thread of its own), so whether lift() can do anything.
+  static bool liftable();
 
   // On the adopted thread: SCHED_IDLE (or nice 19 where that is refused)
   // for the scope, normal priority after.

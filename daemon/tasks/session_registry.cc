@@ -72,6 +72,10 @@ SessionRegistry::~SessionRegistry() {
 void SessionRegistry::buildInBackground() {
   builder_priority_.adopt();
   (void)pthread_setname_np(pthread_self(), "nk-graph");
+  if (!IdlePriority::liftable())
+    options_.log_warning(
+        "task graph builder: no CAP_SYS_NICE, so a reader cannot lift the idle builder out of a graph's lock; "
+        "on a busy node such a read may wait for the builder's next time slice");
   // Events per session per turn: sessions take turns, and the loop looks
   // for new sessions and for the stop now and then.
   constexpr size_t kEventsPerTurn = 64 * SessionGraph::kSliceEvents;

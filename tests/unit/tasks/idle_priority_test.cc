@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -27,10 +26,8 @@ bool waitFor(Condition done) {
   return done();
 }
 
-bool mayLeaveIdle() { return ::geteuid() == 0; }
-
 TEST(IdlePriority, IdleOnlyInItsScopeLiftedByOthersUntilItSettles) {
-  if (!mayLeaveIdle()) GTEST_SKIP() << "leaving SCHED_IDLE needs CAP_SYS_NICE";
+  if (!IdlePriority::liftable()) GTEST_SKIP() << "leaving SCHED_IDLE needs CAP_SYS_NICE";
   IdlePriority priority;
   std::atomic<int> step{0};
   int in_scope = -1, lifted = -1, settled = -1, after = -1;
@@ -64,7 +61,7 @@ TEST(IdlePriority, IdleOnlyInItsScopeLiftedByOthersUntilItSettles) {
 // waiter's Lock must lift it, or neither moves (and the test fails on the
 // worker's wait, not on time).
 TEST(IdlePriority, AWaiterLiftsTheIdleThreadHoldingTheLock) {
-  if (!mayLeaveIdle()) GTEST_SKIP() << "leaving SCHED_IDLE needs CAP_SYS_NICE";
+  if (!IdlePriority::liftable()) GTEST_SKIP() << "leaving SCHED_IDLE needs CAP_SYS_NICE";
   IdlePriority priority;
   std::timed_mutex mutex;
   std::atomic<bool> idle_holds{false};

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -104,7 +103,7 @@ TEST_F(SessionGraphTest, ReleaseFinishesTheBatchTheBuilderBegan) {
 // slice, and the reader with it). Neither moves otherwise, and the
 // builder's bounded wait fails the test.
 TEST_F(SessionGraphTest, AReaderLiftsTheIdleBuilderThatHoldsTheGraph) {
-  if (::geteuid() != 0) GTEST_SKIP() << "leaving SCHED_IDLE needs CAP_SYS_NICE";
+  if (!IdlePriority::liftable()) GTEST_SKIP() << "leaving SCHED_IDLE needs CAP_SYS_NICE";
   IdlePriority builder;
   SessionGraph graph(pending_total_, 0, &builder);
   graph.queue(frameOf(1, 10));
