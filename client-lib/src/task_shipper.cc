@@ -350,7 +350,7 @@ bool TaskShipper::shipOnce() {
       std::string& compact = *packed->mutable_compact();
       // Compact: a fifth of the records' bytes or less to copy through the
       // socket, and for the daemon to record.
-      compact.reserve((first.size() + second.size()) * 6);
+      compact.reserve((first.size() + second.size()) * wire::CompactEvents::kTypicalRecordBytes);
       wire::CompactEventWriter writer(compact);
       for (std::span<TaskEventRecord> piece : {first, second}) {
         for (const TaskEventRecord& r : piece) {

@@ -35,8 +35,7 @@ void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string
 
 void CompactEvents::encode(std::span<const TaskEventRecord> first, std::span<const TaskEventRecord> second,
                            std::string& out) {
-  // Type byte plus a one- or two-byte timestamp and a few small fields.
-  out.reserve(out.size() + (first.size() + second.size()) * 6);
+  out.reserve(out.size() + (first.size() + second.size()) * kTypicalRecordBytes);
   CompactEventWriter writer(out);
   for (std::span<const TaskEventRecord> records : {first, second})
     for (const TaskEventRecord& r : records) writer.add(r);

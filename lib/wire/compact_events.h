@@ -30,6 +30,9 @@ class CompactEvents {
   // have arrived in 2: without this bound a hostile 4 MiB message would
   // cost the daemon 100 MB per stream. The shipper sends at most 16384.
   static constexpr size_t kMaxRecordsPerPart = 65536;
+  // What to reserve per record before encoding: the type byte, a one- or
+  // two-byte timestamp and a few small fields (about 4 in a UTS run).
+  static constexpr size_t kTypicalRecordBytes = 6;
 
   // Appends the encoding of `records` to `out`.
   static void encode(std::span<const TaskEventRecord> records, std::string& out);
