@@ -165,12 +165,16 @@ SessionGraph::Counts SessionGraph::release() {
   const bool big = graph_.approximateBytes() > kTrimAfterBytes;
   graph_ = TaskGraph();
   translator_ = TaskEventTranslator();
-  frame_ = {};
-  payload_ = {};
-  events_ = {};
+  // Fresh objects, not `= {}`: for a vector that picks the assignment from
+  // an empty initializer list, which keeps the capacity (the scratch of
+  // the last batch, some 10 MB a session that stayed in a daemon that
+  // outlives many programs).
+  frame_ = std::vector<std::byte>();
+  payload_ = std::vector<std::byte>();
+  events_ = std::vector<GraphEvent>();
+  batch_ = nodekeeper::v1::TaskEventBatch();
   applied_ = 0;
   partly_taken_.store(false, std::memory_order_relaxed);
-  batch_.Clear();
   {
     IdlePriority::Lock queue_lock(idle_, queue_mutex_, idle_holds_queue_);
     pending_total_.fetch_sub(queued_bytes_, std::memory_order_relaxed);
@@ -180,6 +184,12 @@ SessionGraph::Counts SessionGraph::release() {
   }
   if (big) malloc_trim(0);
   return released_counts_;
+}
+
+size_t SessionGraph::heldBytes() const {
+  IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
+  return graph_.approximateBytes() + frame_.capacity() + payload_.capacity() +
+         events_.capacity() * sizeof(GraphEvent) + batch_.SpaceUsedLong();
 }
 
 std::string SessionGraph::lastFault() const {

@@ -138,7 +138,7 @@ std::nullopt_t RecordingReader::stop(StopCause cause, std::string_view what, con
   stop_cause_ = cause;
   stop_reason_ =
       path_.string() + ": " + std::string(what) + " at byte offset " + std::to_string(offset_) + ": " + detail;
-  buffer_ = {};
+  buffer_ = std::vector<std::byte>();  // not `= {}`, which keeps the capacity
   buffer_size_ = 0;
   return std::nullopt;
 }

@@ -516,7 +516,7 @@ void TaskGraph::compactEdges(size_t old_held) {
       if (successor != kNone && (index_everything_ || tasks_[successor].pairs_at == kIndexed))
         to_index.push_back(static_cast<uint32_t>(i));
     }
-    pair_slots_ = {};
+    pair_slots_ = std::vector<uint32_t>();  // not `= {}`, which keeps the capacity
     indexed_pairs_ = 0;
     if (!to_index.empty()) {
       pair_slots_.assign(std::max<size_t>(1024, std::bit_ceil(to_index.size() * 2 + 2)), kNone);

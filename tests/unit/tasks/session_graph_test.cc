@@ -82,6 +82,19 @@ TEST_F(SessionGraphTest, ReleasedItKeepsItsCountsAndDropsWhatIsQueued) {
   EXPECT_EQ(graph.counts().tasks, 5u);
 }
 
+// An ended session's graph gives back what it held, its scratch for the
+// last batch too: the daemon outlives many programs.
+TEST_F(SessionGraphTest, ReleasedItHoldsNoMoreThanANewOne) {
+  SessionGraph fresh(pending_total_);
+  SessionGraph graph(pending_total_);
+  for (uint64_t first = 1; first < 40000; first += 10000) graph.queue(frameOf(first, 10000));
+  graph.look([](const TaskGraph&) {});
+  const size_t built = graph.heldBytes();
+  EXPECT_GT(built, fresh.heldBytes() + 10000 * sizeof(GraphEvent));
+  graph.release();
+  EXPECT_LE(graph.heldBytes(), fresh.heldBytes());
+}
+
 // A batch the builder has begun is finished by release(), whatever a caller
 // saw of the queue before it: the counts never stop part way through one.
 // What was never taken stays dropped.
