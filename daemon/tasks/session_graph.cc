@@ -173,6 +173,7 @@ SessionGraph::Counts SessionGraph::release() {
   payload_ = std::vector<std::byte>();
   events_ = std::vector<GraphEvent>();
   batch_ = nodekeeper::v1::TaskEventBatch();
+  zstd_ = ZstdFrames();  // its decompression context, some 100 KB
   applied_ = 0;
   partly_taken_.store(false, std::memory_order_relaxed);
   {

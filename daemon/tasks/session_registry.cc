@@ -289,6 +289,10 @@ void SessionRegistry::close(uint64_t id) {
     std::lock_guard lock(s->mutex);
     if (s->recording) (void)s->recording->flush();
     s->recording.reset();
+    // The stream's scratch and compression context, kept by an ended
+    // session for as long as the daemon runs otherwise.
+    std::string().swap(s->wire);  // a move-assigned empty string would keep the buffer
+    s->zstd = ZstdFrames();
     if (!s->info.recording.empty()) {
       s->compact_pending = s->stored_frames && builder_.joinable();
       store_.end(s->info.recording);
