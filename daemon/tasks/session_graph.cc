@@ -190,7 +190,7 @@ SessionGraph::Counts SessionGraph::release() {
 size_t SessionGraph::heldBytes() const {
   IdlePriority::Lock lock(idle_, graph_mutex_, idle_holds_graph_);
   return graph_.approximateBytes() + frame_.capacity() + payload_.capacity() +
-         events_.capacity() * sizeof(GraphEvent) + batch_.SpaceUsedLong();
+         events_.capacity() * sizeof(GraphEvent) + batch_.SpaceUsedLong() + zstd_.contextBytes();
 }
 
 std::string SessionGraph::lastFault() const {

@@ -83,8 +83,8 @@ class SessionGraph {
   // memory goes back to the allocator now.
   Counts release();
 
-  // Memory the graph and the scratch of the batch being taken hold (not
-  // what is queued: pendingBytes()).
+  // Memory the graph, the scratch of the batch being taken and the zstd
+  // context hold (not what is queued: pendingBytes()).
   size_t heldBytes() const;
 
   // Why the last batch that could not be taken failed; empty if none did.

@@ -329,6 +329,17 @@ void SessionRegistry::releaseIfDone(Session& s) const {
   s.info.by_state = counts.by_state;
 }
 
+size_t SessionRegistry::heldBytes(uint64_t session) const {
+  Session* s = find(session);
+  if (!s) return 0;
+  size_t stream = 0;
+  {
+    std::lock_guard lock(s->mutex);
+    stream = s->wire.capacity() + s->zstd.contextBytes();
+  }
+  return stream + s->graph.heldBytes();
+}
+
 void SessionRegistry::sweep() { recordingsRemoved(store_.sweep()); }
 
 void SessionRegistry::sweepIfDue() { recordingsRemoved(store_.sweepIfDue()); }

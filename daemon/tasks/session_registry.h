@@ -139,6 +139,9 @@ class SessionRegistry {
   uint64_t pendingBytes() const { return pending_total_.load(std::memory_order_relaxed); }
   // The session's batches not yet in its graph; 0 for an unknown session.
   size_t pendingBatches(uint64_t session) const;
+  // Memory the session holds beyond its Info: its graph and the stream's
+  // scratch and zstd context; 0 for an unknown session.
+  size_t heldBytes(uint64_t session) const;
 
  private:
   struct Session {

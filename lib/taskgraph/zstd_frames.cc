@@ -30,6 +30,10 @@ void ZstdFrames::compress(std::span<const std::byte> data, std::vector<std::byte
   out.resize(ZSTD_isError(n) ? 0 : n);
 }
 
+size_t ZstdFrames::contextBytes() const {
+  return ZSTD_sizeof_CCtx(contexts_->compression.get()) + ZSTD_sizeof_DCtx(contexts_->decompression.get());
+}
+
 std::string ZstdFrames::decompress(std::span<const std::byte> frame, std::vector<std::byte>& out, size_t max_size) {
   out.clear();
   if (ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size())

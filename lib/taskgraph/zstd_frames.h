@@ -37,6 +37,8 @@ class ZstdFrames {
   // one zstd frame, no content size, more than `max_size` bytes, corrupt),
   // or empty.
   std::string decompress(std::span<const std::byte> frame, std::vector<std::byte>& out, size_t max_size);
+  // What the contexts made so far take (they are made on first use).
+  size_t contextBytes() const;
 
  private:
   struct Contexts;

@@ -108,6 +108,26 @@ TEST_F(SessionRegistryTest, AnEndedSessionKeepsItsCountsAndRecordingButNotItsGra
   EXPECT_FALSE(registry.append(999, test::batchOf(twoTasks(5))).ok());
 }
 
+// An ended session gives back what its stream and graph used: a daemon
+// outlives many programs. What it keeps is its Info.
+TEST_F(SessionRegistryTest, AnEndedSessionHoldsNoMoreThanANewOne) {
+  SessionRegistry registry(dir_ / "recordings");
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  std::vector<std::string> sent;
+  appendBatches(registry, *id, sent);
+  auto fresh = registry.open(43, 1000, "prog");
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_TRUE(registry.inspect(*id, [](const TaskGraph&) {}));
+  EXPECT_GT(registry.heldBytes(*id), registry.heldBytes(*fresh) + sent.back().size());
+  registry.close(*id);
+  auto ended = registry.info(*id);
+  ASSERT_TRUE(ended);
+  EXPECT_FALSE(ended->live);
+  EXPECT_EQ(ended->tasks, 4000u);
+  EXPECT_LE(registry.heldBytes(*id), registry.heldBytes(*fresh));
+}
+
 // Each session's graph keeps Options::graph_max_tasks tasks; what the
 // session reports counts every task and edge, those dropped too.
 TEST_F(SessionRegistryTest, ASessionsGraphKeepsItsWindowAndItsInfoCountsEverything) {
