@@ -108,6 +108,8 @@ bool EventRing::pushWhenFull(const TaskEventRecord& event) {
     stalled_ = false;  // the consumer side moved: wait again
   }
   if (stall_.on_full) stall_.on_full();
+  // The real clock, not the policy's: a test's fake one counts its reads.
+  const auto wait_began = std::chrono::steady_clock::now();
   ConsumerMark seen = consumerMark();
   std::optional<std::chrono::steady_clock::time_point> since;
   for (int spins = 0; !refreshTailHasRoom(head); ++spins) {
@@ -128,11 +130,18 @@ bool EventRing::pushWhenFull(const TaskEventRecord& event) {
       stalls_.store(stalls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       if (stall_.on_stall) stall_.on_stall();
       drop();
+      addWaited(wait_began);
       return false;
     }
   }
   publish(head, event);
+  addWaited(wait_began);
   return true;
+}
+
+void EventRing::addWaited(std::chrono::steady_clock::time_point since) {
+  const auto waited = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since);
+  waited_ns_.store(waited_ns_.load(std::memory_order_relaxed) + waited.count(), std::memory_order_relaxed);
 }
 
 size_t EventRing::drain(std::span<TaskEventRecord> out) {

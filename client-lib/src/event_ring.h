@@ -135,6 +135,11 @@ class EventRing {
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   // Spells of a consumer side that made no progress, any thread.
   uint64_t stalls() const { return stalls_.load(std::memory_order_relaxed); }
+  // How long the producer has waited for room in all (lossless only): what
+  // recording cost the program beyond its callbacks, any thread.
+  std::chrono::nanoseconds waited() const {
+    return std::chrono::nanoseconds(waited_ns_.load(std::memory_order_relaxed));
+  }
 
   size_t capacity() const { return capacity_; }
 
@@ -162,6 +167,7 @@ class EventRing {
   void released(uint64_t tail);
   bool pushWhenFull(const TaskEventRecord& event);
   void sleepUntilDrained(uint64_t head);
+  void addWaited(std::chrono::steady_clock::time_point since);
   void drop() { dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
   void publish(uint64_t head, const TaskEventRecord& event) {
@@ -187,6 +193,7 @@ class EventRing {
   // is enough.
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> stalls_{0};  // written by the producer only, as dropped_
+  std::atomic<int64_t> waited_ns_{0};  // written by the producer only, as dropped_
   bool stalled_ = false;             // producer only
   ConsumerMark stalled_at_;          // producer only
 

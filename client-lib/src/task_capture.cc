@@ -35,6 +35,12 @@ uint64_t TaskCapture::stalls() const {
   return total;
 }
 
+std::chrono::nanoseconds TaskCapture::waited() const {
+  std::chrono::nanoseconds total{0};
+  for (const auto& t : threads()) total += t->ring.waited();
+  return total;
+}
+
 std::shared_ptr<TaskCapture::ThreadEvents> TaskCapture::attachThread() {
   std::lock_guard lock(mutex_);
   auto events = std::make_shared<ThreadEvents>(static_cast<uint32_t>(threads_.size() + 1), capacity_(threads_.size()),

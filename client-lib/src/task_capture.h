@@ -79,6 +79,8 @@ class TaskCapture {
   // Over every ring so far: events dropped, and spells of no progress.
   uint64_t dropped() const;
   uint64_t stalls() const;
+  // Over every ring so far: how long their producers waited for room.
+  std::chrono::nanoseconds waited() const;
 
   // Once per thread (thread_begin): its events and a slot in task ids.
   std::shared_ptr<ThreadEvents> attachThread();

@@ -209,6 +209,39 @@ TEST(EventRing, LosslessPushWaitsWhileFullAndCompletesAfterADrain) {
   EXPECT_EQ(ring.dropped(), 0u);
 }
 
+// What the library's exit line reports: how long a lossless producer waited
+// for room, from its push to the drain that made room, summed over its
+// waits; nothing while there is room, nothing in lossy mode.
+TEST(EventRing, ALosslessProducerAddsUpTheTimeItWaitedForRoom) {
+  EventRing ring(4, Mode::kLossless);
+  for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
+  EXPECT_EQ(ring.waited().count(), 0);
+  std::vector<TaskEventRecord> out(1);
+  std::chrono::nanoseconds pushes_took{0};
+  for (uint64_t id = 4; id < 6; ++id) {
+    std::atomic<bool> pushing{false};
+    std::thread producer([&] {
+      const auto began = std::chrono::steady_clock::now();
+      pushing.store(true);
+      EXPECT_TRUE(ring.push(eventWithId(id)));
+      pushes_took += std::chrono::steady_clock::now() - began;
+    });
+    while (!pushing.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto before = ring.waited();
+    ASSERT_EQ(ring.drain(out), 1u);
+    producer.join();
+    EXPECT_GT(ring.waited(), before) << "wait " << id - 3;
+  }
+  // Never more than the pushes themselves took.
+  EXPECT_LE(ring.waited(), pushes_took);
+
+  EventRing lossy(4, Mode::kLossy);
+  for (uint64_t id = 0; id < 6; ++id) lossy.push(eventWithId(id));
+  EXPECT_EQ(lossy.dropped(), 2u);
+  EXPECT_EQ(lossy.waited().count(), 0);
+}
+
 // Read in place: where the ring wraps, the oldest events come as two pieces
 // in order; once read, their slots are free again.
 TEST(EventRing, ConsumeHandsTheOldestEventsInPlaceAcrossTheWrap) {
@@ -448,6 +481,7 @@ TEST_F(EventRingStall, LosslessProducerDropsOnlyAfterTheLimitWithoutProgress) {
   EXPECT_FALSE(ring.push(eventWithId(4)));
   // The first read starts the wait; the limit is four reads later.
   EXPECT_EQ(fake_.reads.load(), 5);
+  EXPECT_GT(ring.waited().count(), 0) << "the wait before the drop is time waited too";
   EXPECT_EQ(ring.stalls(), 1u);
   EXPECT_EQ(ring.dropped(), 1u);
   EXPECT_EQ(g_stall_calls.load(), 1);
