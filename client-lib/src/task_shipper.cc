@@ -153,8 +153,8 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
         (gave_up_.load() ? "nodekeeperd took none for " + seconds(patience(grace)) + " at exit" : "no daemon") + "), " +
         std::to_string(dropped) + " dropped (" + (lossy ? "lossy buffers full" : stalled) + "); longest write " +
         seconds(std::chrono::duration_cast<std::chrono::milliseconds>(longest_write_)) +
-        "; the program's threads waited " + seconds(waited) + " in all for room in their buffers" +
-        (lossy ? "" : " (NODEKEEPER_TASKS=lossy never waits; NODEKEEPER_TASK_BUFFER sets the room)"));
+        (lossy ? "" : "; the program's threads waited " + seconds(waited) + " in all for room in their buffers" +
+                          " (NODEKEEPER_TASKS=lossy never waits; NODEKEEPER_TASK_BUFFER sets the room)"));
   }
 }
 
