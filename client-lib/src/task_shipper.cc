@@ -31,9 +31,6 @@ namespace {
 constexpr auto kInterval = std::chrono::milliseconds(5);
 constexpr auto kRetry = std::chrono::seconds(1);
 constexpr size_t kDrainChunk = 16384;
-// Lossless waits shorter than this in all are not worth a line of their own
-// at exit: a program of minutes that lost a second to the recorder is told.
-constexpr auto kWaitWorthSaying = std::chrono::seconds(1);
 static_assert(kDrainChunk <= wire::CompactEvents::kMaxRecordsPerPart, "a chunk is one compact part");
 
 void say(const std::string& line) {
@@ -147,7 +144,9 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
   // a daemon never reached was said at the time. Nothing at a normal exit.
   const uint64_t lost = lost_ + capture_.uncaptured();
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(capture_.waited());
-  if ((lost > 0 && (shipped_ > 0 || gave_up_.load())) || dropped > 0 || waited >= kWaitWorthSaying || debug_) {
+  // The time waited is no news on its own: on a busy node lossless waits as
+  // it should (busy_client_test runs fib(29) under load silent).
+  if ((lost > 0 && (shipped_ > 0 || gave_up_.load())) || dropped > 0 || debug_) {
     const std::string stalled = "nodekeeperd took none for " + seconds(capture_.stallLimit());
     say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost) + " lost (" +
         (gave_up_.load() ? "nodekeeperd took none for " + seconds(patience(grace)) + " at exit" : "no daemon") + "), " +

@@ -213,20 +213,25 @@ TEST(EventRing, LosslessPushWaitsWhileFullAndCompletesAfterADrain) {
 // for room, from its push to the drain that made room, summed over its
 // waits; nothing while there is room, nothing in lossy mode.
 TEST(EventRing, ALosslessProducerAddsUpTheTimeItWaitedForRoom) {
-  EventRing ring(4, Mode::kLossless);
+  // Drained only once the producer has found the ring full (on_full runs on
+  // its thread just before it waits): on a busy host a producer thread may
+  // start its push long after a fixed sleep.
+  std::atomic<bool> found_full{false};
+  RingStallPolicy policy;
+  policy.on_full = [&] { found_full.store(true); };
+  EventRing ring(4, Mode::kLossless, policy);
   for (uint64_t id = 0; id < 4; ++id) ASSERT_TRUE(ring.push(eventWithId(id)));
   EXPECT_EQ(ring.waited().count(), 0);
   std::vector<TaskEventRecord> out(1);
   std::chrono::nanoseconds pushes_took{0};
   for (uint64_t id = 4; id < 6; ++id) {
-    std::atomic<bool> pushing{false};
+    found_full.store(false);
     std::thread producer([&] {
       const auto began = std::chrono::steady_clock::now();
-      pushing.store(true);
       EXPECT_TRUE(ring.push(eventWithId(id)));
       pushes_took += std::chrono::steady_clock::now() - began;
     });
-    while (!pushing.load()) std::this_thread::yield();
+    while (!found_full.load()) std::this_thread::yield();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const auto before = ring.waited();
     ASSERT_EQ(ring.drain(out), 1u);
