@@ -143,11 +143,11 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
   // last writes were given up at exit) or the lossy buffers dropped some;
   // a daemon never reached was said at the time. Nothing at a normal exit.
   const uint64_t lost = lost_ + capture_.uncaptured();
-  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(capture_.waited());
   // The time waited is no news on its own: on a busy node lossless waits as
   // it should (busy_client_test runs fib(29) under load silent).
   if ((lost > 0 && (shipped_ > 0 || gave_up_.load())) || dropped > 0 || debug_) {
     const std::string stalled = "nodekeeperd took none for " + seconds(capture_.stallLimit());
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(capture_.waited());
     say("nodekeeper: task events: " + std::to_string(shipped_) + " sent, " + std::to_string(lost) + " lost (" +
         (gave_up_.load() ? "nodekeeperd took none for " + seconds(patience(grace)) + " at exit" : "no daemon") + "), " +
         std::to_string(dropped) + " dropped (" + (lossy ? "lossy buffers full" : stalled) + "); longest write " +
