@@ -10,7 +10,11 @@
 // per task (as the session ends, and once the daemon has compressed what
 // it stored while busy), the daemon's CPU seconds while the program ran and in all (the
 // graph is built behind the recording, much of it once the program is
-// done), its peak memory so far and its memory once the session has ended; then the Perfetto and OTF2 exports of the last
+// done), its peak memory so far and its memory once the session has ended.
+// Then the CPU seconds of each set-up (the program's process and the daemon)
+// against the program's own, with how long lossless made the program's
+// threads wait for room (the library's exit line, under NK_DEBUG): where a
+// ratio over 1 comes from. Last, the Perfetto and OTF2 exports of the last
 // lossless session, timed with their sizes and the CLI's peak memory.
 // Goal (issue 19): 30 M tasks lossless at no more than 1.5 times the
 // program's own time on this 2-core machine, daemon under 500 MB.
@@ -31,6 +35,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -77,21 +82,29 @@ double cpuSeconds(pid_t pid) {
 
 struct Run {
   double seconds = 0;
+  double cpu_seconds = 0;  // the child's, all its threads (the tool's shipper too), user and system
   unsigned long long nodes = 0;
   long peak_kib = 0;  // of the child (getrusage of the waited child)
   int exit_code = -1;
   std::string out, err;
 };
 
-// fork/exec with the environment given, timed, its peak RSS from wait4.
+double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; }
+
+// fork/exec with the environment given, timed, its peak RSS and CPU time
+// from wait4. Its stderr goes to a file (a pipe read after stdout could fill
+// and hold the child), copied to ours once it has exited.
 Run runTimed(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   Run run;
   int out_pipe[2];
   if (pipe(out_pipe) != 0) return run;
+  FILE* err_file = std::tmpfile();
+  if (!err_file) return run;
   auto start = Clock::now();
   pid_t child = fork();
   if (child == 0) {
     dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(fileno(err_file), STDERR_FILENO);
     close(out_pipe[0]);
     close(out_pipe[1]);
     for (const auto& kv : env) putenv(const_cast<char*>(kv.c_str()));
@@ -111,6 +124,11 @@ Run runTimed(const std::vector<std::string>& argv, const std::vector<std::string
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   run.peak_kib = usage.ru_maxrss;
+  run.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  std::rewind(err_file);
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, err_file)) > 0;) run.err.append(buffer, n);
+  std::fclose(err_file);
+  std::fputs(run.err.c_str(), stderr);
   std::sscanf(run.out.c_str(), "nodes %llu", &run.nodes);
   return run;
 }
@@ -135,6 +153,10 @@ std::optional<v1::Session> endedSession(const fs::path& socket, uint64_t after) 
   }
   return std::nullopt;
 }
+
+// In the library's exit line: how long the program's threads waited for
+// room in their lossless buffers.
+constexpr std::string_view kWaitedSays = "threads waited ";
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -177,10 +199,11 @@ int main(int argc, char** argv) {
   };
   std::vector<Setup> setups = {
       {"no tool", {omp}},
+      // NK_DEBUG: the library's exit line, whose wait for room is read below.
       {"lossless", {omp, "OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"),
-                    "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossless"}},
+                    "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossless", "NK_DEBUG=1"}},
       {"lossy", {omp, "OMP_TOOL_LIBRARIES=" + nk::test::envOr("NK_CLIENT_LIB"),
-                 "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossy"}},
+                 "NODEKEEPER_SOCKET=" + daemon.socket().string(), "NODEKEEPER_TASKS=lossy", "NK_DEBUG=1"}},
   };
   // What libomp spends reporting tasks to any tool: the floor under every
   // task tool, so the ratio above it is what nodekeeper itself adds.
@@ -206,7 +229,7 @@ int main(int argc, char** argv) {
   }
   struct Figures {
     std::vector<double> lttng_lost, lttng_bytes_per_task;
-    std::vector<double> seconds, daemon_cpu_run, daemon_cpu, held, bytes_per_task, bytes_per_task_later;
+    std::vector<double> seconds, program_cpu, waited, daemon_cpu_run, daemon_cpu, held, bytes_per_task, bytes_per_task_later;
     long daemon_peak_kib = 0;
     long daemon_after_kib = 0;
   };
@@ -243,6 +266,9 @@ int main(int argc, char** argv) {
       nodes = run.nodes;
       Figures& f = figures[setup.name];
       f.seconds.push_back(run.seconds);
+      f.program_cpu.push_back(run.cpu_seconds);
+      if (const size_t at = run.err.find(kWaitedSays); at != std::string::npos)
+        f.waited.push_back(std::atof(run.err.c_str() + at + kWaitedSays.size()));
       if (traced) {
         f.lttng_lost.push_back(static_cast<double>(traced->discarded));
         f.lttng_bytes_per_task.push_back(static_cast<double>(traced->trace_bytes) / static_cast<double>(nodes));
@@ -310,6 +336,24 @@ int main(int argc, char** argv) {
     std::printf("%-10s %9.2f %7.2f %7.2f %12.2f%% %12.1f %12.1f %10.2fs %10.2fs %10ld MiB %13ld MiB\n", setup.name.c_str(),
                 s, s / base, paired(f), 100 * median(f.held), median(f.bytes_per_task), median(f.bytes_per_task_later),
                 median(f.daemon_cpu_run), median(f.daemon_cpu), f.daemon_peak_kib / 1024, f.daemon_after_kib / 1024);
+  }
+  // Where the time goes: every set-up's CPU against the program's own. On
+  // 2 cores what the tool's threads and the daemon take, the program's
+  // threads lose; what lossless adds beyond that is its wait for room.
+  // (LTTng's rows leave out its session and consumer daemons.)
+  std::printf("\nCPU seconds (medians): the program's process (its threads, and the tool's), nodekeeperd while it ran\n");
+  std::printf("%-12s %12s %12s %12s %12s %16s\n", "set-up", "program", "nodekeeperd", "sum", "over no tool",
+              "waited for room");
+  const double base_cpu = median(figures["no tool"].program_cpu);
+  for (const Setup& setup : setups) {
+    const Figures& f = figures[setup.name];
+    const double program_cpu = median(f.program_cpu);
+    const double daemon_cpu = f.daemon_cpu_run.empty() ? 0 : median(f.daemon_cpu_run);
+    char daemon[32] = "-", waited[32] = "-";
+    if (!f.daemon_cpu_run.empty()) std::snprintf(daemon, sizeof daemon, "%.2fs", daemon_cpu);
+    if (!f.waited.empty()) std::snprintf(waited, sizeof waited, "%.3f s", median(f.waited));
+    std::printf("%-12s %11.2fs %12s %11.2fs %11.2fx %16s\n", setup.name.c_str(), program_cpu, daemon,
+                program_cpu + daemon_cpu, (program_cpu + daemon_cpu) / base_cpu, waited);
   }
   // Each run's time, in order: on a shared 2-core host one set-up's runs
   // spread widely, and a median alone hides how much.

@@ -123,6 +123,26 @@ TEST_F(TasksTest, FibonacciTasksAreAllRecordedAndRun) {
                                               constructName("fib_task", "#pragma omp task shared(b)")}));
 }
 
+// Under NK_DEBUG a normal lossless exit says what recording cost the
+// program: every event sent, how long its threads waited for room, and the
+// shipper thread's CPU (read when it ends, so a few thousand tasks show).
+TEST_F(TasksTest, UnderNkDebugTheExitLineSaysWhatRecordingCost) {
+  ProcessResult run = runProgram({"fib", "20"}, "lossless", {"NK_DEBUG=1"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.out, m, std::regex("fib=6765 tasks=(\\d+)"))) << run.out;
+  const uint64_t tasks = std::stoull(m[1]);
+  ASSERT_TRUE(std::regex_search(run.err, m, std::regex("task events: (\\d+) sent, 0 lost"))) << run.err;
+  EXPECT_GE(std::stoull(m[1]), 2 * tasks) << "each task is created and ends, at least";
+  EXPECT_TRUE(std::regex_search(run.err, m, std::regex("threads waited [0-9.]+ s in all"))) << run.err;
+  ASSERT_TRUE(std::regex_search(run.err, m, std::regex("task shipper's thread used ([0-9.]+) s of CPU"))) << run.err;
+  EXPECT_GT(std::stod(m[1]), 0.0) << run.err;
+  // Without NK_DEBUG a normal exit stays silent.
+  ProcessResult quiet = runProgram({"fib", "20"}, "lossless");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("task shipper"), std::string::npos) << quiet.err;
+}
+
 // Temanejo's Figure 2: two chains of ten, every edge and address exact.
 TEST_F(TasksTest, SeedFigureTwoGraphHasEveryEdgeAndAddress) {
   ProcessResult run = runProgram({"figure2"});
