@@ -348,7 +348,7 @@ int main(int argc, char** argv) {
   for (const Setup& setup : setups) {
     const Figures& f = figures[setup.name];
     const double program_cpu = median(f.program_cpu);
-    const double daemon_cpu = f.daemon_cpu_run.empty() ? 0 : median(f.daemon_cpu_run);
+    const double daemon_cpu = median(f.daemon_cpu_run);  // 0 where the daemon took no part
     char daemon[32] = "-", waited[32] = "-";
     if (!f.daemon_cpu_run.empty()) std::snprintf(daemon, sizeof daemon, "%.2fs", daemon_cpu);
     if (!f.waited.empty()) std::snprintf(waited, sizeof waited, "%.3f s", median(f.waited));

@@ -157,11 +157,9 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
                           " (NODEKEEPER_TASKS=lossy never waits; NODEKEEPER_TASK_BUFFER sets the room)"));
   }
   // What shipping cost besides the callbacks (gRPC's own threads not counted).
-  if (debug_) {
-    char line[96];
-    std::snprintf(line, sizeof line, "nodekeeper: debug: the task shipper's thread used %.3f s of CPU", cpu_seconds_);
-    say(line);
-  }
+  if (debug_)
+    say("nodekeeper: debug: the task shipper's thread used " +
+        seconds(std::chrono::duration_cast<std::chrono::milliseconds>(cpu_used_)) + " of CPU");
 }
 
 void TaskShipper::wake() {
@@ -289,7 +287,7 @@ void TaskShipper::run() {
     if (stopping && !more) {
       timespec cpu{};
       if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-        cpu_seconds_ = static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9;
+        cpu_used_ = std::chrono::seconds(cpu.tv_sec) + std::chrono::nanoseconds(cpu.tv_nsec);
       exited_ = true;
       wake_.notify_all();
       return;

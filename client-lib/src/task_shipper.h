@@ -84,7 +84,7 @@ class TaskShipper {
   bool stopping_ = false;
   bool woken_ = false;
   bool exited_ = false;        // run() has returned
-  double cpu_seconds_ = 0;     // what run() took of a core, for NK_DEBUG's exit line
+  std::chrono::nanoseconds cpu_used_{};  // what run() took of a core, for NK_DEBUG's exit line
   std::mutex context_mutex_;  // link_->context: made by run(), cancelled by stop()
   // Task names from the program's symbols and DWARF; its own lock (the
   // gate may ask from any thread, see describeFunction).
