@@ -84,6 +84,7 @@ void SessionRegistry::buildInBackground() {
   double own_cpu_s = threadCpuSeconds();
   std::unique_lock lock(builder_mutex_);
   while (!stopping_) {
+    builder_passes_.fetch_add(1, std::memory_order_relaxed);
     const uint64_t queued_before = batches_queued_.load(std::memory_order_acquire);
     lock.unlock();
     bool built = false;
@@ -109,9 +110,11 @@ void SessionRegistry::buildInBackground() {
     lock.lock();
     // Nothing was waiting, and nothing came since the pass began; or what
     // came waits for spare CPU, looked for again after an interval.
-    if (!built && deferred)
+    if (!built && deferred) {
+      builder_deferring_.store(true, std::memory_order_relaxed);
       builder_wake_.wait_for(lock, kSpareCpuInterval);
-    else if (!built && batches_queued_.load(std::memory_order_acquire) == queued_before)
+      builder_deferring_.store(false, std::memory_order_relaxed);
+    } else if (!built && batches_queued_.load(std::memory_order_acquire) == queued_before)
       builder_wake_.wait_for(lock, std::chrono::seconds(1));
   }
 }
@@ -141,9 +144,13 @@ bool SessionRegistry::liveBuildAllowed(SpareCpuWatch& watch, std::chrono::steady
 SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir)
     : SessionRegistry(std::move(recordings_dir), Options{}) {}
 
-void SessionRegistry::wakeBuilder() {
+void SessionRegistry::wakeBuilder(Work work) {
   if (!builder_.joinable()) return;
   batches_queued_.fetch_add(1, std::memory_order_release);
+  // On a busy node the batches come a thousand times a second: each wake
+  // was a futex call on the stream's thread and a switch to the builder on
+  // a core the app wanted, only for the builder to put them off again.
+  if (work == Work::kLiveBatch && builder_deferring_.load(std::memory_order_relaxed)) return;
   builder_wake_.notify_one();
 }
 
@@ -277,7 +284,7 @@ Status SessionRegistry::append(uint64_t id, const nodekeeper::v1::TaskEventBatch
     // came did, no more.
     s->graph.build(SIZE_MAX);
   } else {
-    wakeBuilder();
+    wakeBuilder(Work::kLiveBatch);
   }
   return result;
 }
@@ -304,7 +311,7 @@ void SessionRegistry::close(uint64_t id) {
   // has taken what is still queued: here if nothing is, else by the builder
   // or by the next reader.
   releaseIfDone(*s);
-  wakeBuilder();
+  wakeBuilder(Work::kSessionEnded);
   recordingsRemoved(store_.sweep());
 }
 

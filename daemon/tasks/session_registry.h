@@ -142,6 +142,8 @@ class SessionRegistry {
   // Memory the session holds beyond its Info: its graph and the stream's
   // scratch and zstd context; 0 for an unknown session.
   size_t heldBytes(uint64_t session) const;
+  // How many times the builder thread has woken to look for work.
+  uint64_t builderPasses() const { return builder_passes_.load(std::memory_order_relaxed); }
 
  private:
   struct Session {
@@ -171,8 +173,9 @@ class SessionRegistry {
   bool liveBuildAllowed(SpareCpuWatch& watch, std::chrono::steady_clock::time_point& last_sample,
                         double& own_cpu_s_before) const;
   static constexpr std::chrono::milliseconds kSpareCpuInterval{250};
-  // New work for the builder (a batch, an ended session); nothing without one.
-  void wakeBuilder();
+  // New work for the builder; nothing without one.
+  enum class Work { kLiveBatch, kSessionEnded };
+  void wakeBuilder(Work work);
   bool compactionDue(Session& s) const;
   // Rewrites an ended recording with its stored frames compressed. It stays
   // ended meanwhile, so the quota may still remove it (a busy node's idle
@@ -200,6 +203,10 @@ class SessionRegistry {
   std::condition_variable builder_wake_;
   bool stopping_ = false;
   std::atomic<uint64_t> batches_queued_{0};
+  // The builder has put live sessions off until the host has CPU to spare,
+  // and looks again within kSpareCpuInterval: their batches need not wake it.
+  std::atomic<bool> builder_deferring_{false};
+  std::atomic<uint64_t> builder_passes_{0};
   // For totals(): one relaxed add per session or batch, none per event.
   std::atomic<uint64_t> sessions_opened_{0};
   std::atomic<uint64_t> batches_received_{0};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -447,6 +448,39 @@ TEST_F(SessionRegistryTest, OnABusyHostTheBuilderWaitsForTheSessionsEnd) {
   for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
   EXPECT_EQ(registry.pendingBatches(*id), 0u);
   EXPECT_EQ(registry.info(*id)->tasks, 4u);
+}
+
+// What it put off, it looks at again once an interval (250 ms): a batch of
+// a live session on a busy host does not wake it, an ended session does.
+TEST_F(SessionRegistryTest, OnABusyHostBatchesDoNotWakeTheBuilder) {
+  std::atomic<int> asked{0};
+  SessionRegistry::Options options;
+  options.host_cpu_use = [&]() -> std::optional<SpareCpuWatch::Sample> {
+    ++asked;
+    return SpareCpuWatch::Sample{.cpus = 2, .busy_cpus = 2.0};
+  };
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+  for (int i = 0; i < 3000 && asked < 3; ++i) usleep(10'000);
+  ASSERT_GE(asked.load(), 3);  // it has put the session off
+  const uint64_t passes_before = registry.builderPasses();
+  const auto started = std::chrono::steady_clock::now();
+  constexpr int kBatches = 400;
+  for (int i = 0; i < kBatches; ++i) {
+    ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(3 + 2 * static_cast<uint64_t>(i)))).ok());
+    usleep(1'000);  // as a stream's batches come, some ms apart
+  }
+  const auto intervals = (std::chrono::steady_clock::now() - started) / std::chrono::milliseconds(250);
+  // Its own looks, one an interval, and one a batch would be 400.
+  EXPECT_LE(registry.builderPasses() - passes_before, static_cast<uint64_t>(intervals) + 2);
+  EXPECT_EQ(registry.pendingBatches(*id), static_cast<size_t>(kBatches) + 1);
+
+  registry.close(*id);
+  for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
+  EXPECT_EQ(registry.pendingBatches(*id), 0u);
+  EXPECT_EQ(registry.info(*id)->tasks, 2u * (kBatches + 1));
 }
 
 TEST_F(SessionRegistryTest, WithCpuToSpareTheBuilderTakesLiveSessions) {
