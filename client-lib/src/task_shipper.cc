@@ -33,6 +33,12 @@ constexpr auto kInterval = std::chrono::milliseconds(5);
 constexpr auto kRetry = std::chrono::seconds(1);
 constexpr size_t kDrainChunk = 16384;
 static_assert(kDrainChunk <= wire::CompactEvents::kMaxRecordsPerPart, "a chunk is one compact part");
+// A ring's chunks taken in one pass at the most, so that every ring is
+// looked at in turn however fast one fills.
+constexpr size_t kChunksPerPass = 4;
+// A message is sent once its parts reach this (about 60,000 events of a
+// UTS-shaped program), or at the end of the pass.
+constexpr size_t kMessageBytes = size_t{256} << 10;
 
 void say(const std::string& line) {
   std::string text = line + "\n";
@@ -331,63 +337,84 @@ bool TaskShipper::shipOnce() {
   }
 
   v1::TaskEventBatch& batch = link.batch;
-  bool more = false;
-  clock_.calibrate();
-  const auto threads = capture_.threads();
-  // A batch per thread's chunk keeps every message under gRPC's 4 MiB
-  // limit, however many threads the program has.
-  for (const auto& thread : threads) {
-    if (!link.stream) {
-      // Taken before capture stopped, or since the stream broke: emptied
-      // without a look, so that no producer waits for room.
-      const size_t n = thread->ring.consume(kDrainChunk, [](auto, auto) {});
-      more = more || n == kDrainChunk || n * 2 >= thread->ring.capacity();
-      if (n != 0) lose(n);
-      continue;
-    }
-    batch.Clear();
-    v1::PackedEvents* packed = batch.add_packed();
-    packed->set_thread(thread->slot);
-    // The tick-to-ns fit is refined as the run goes on, so two events a few
-    // ns apart converted by two fits could come out in reverse: a thread's
-    // events are kept in order (a task's start and end are on one thread).
-    if (thread->slot >= last_ns_.size()) last_ns_.resize(thread->slot + 1, 0);
-    uint64_t& last_ns = last_ns_[thread->slot];
-    new_functions_.clear();
-    // Converted and encoded where they lie in the ring, in one pass that
-    // leaves the slots as they are; they are free again once this returns,
-    // before anything slow (naming a function the first time reads its
-    // binary's symbols; the send may wait on the daemon).
-    const size_t n = thread->ring.consume(kDrainChunk, [&](std::span<TaskEventRecord> first,
-                                                           std::span<TaskEventRecord> second) {
-      std::string& compact = *packed->mutable_compact();
-      // Compact: a fifth of the records' bytes or less to copy through the
-      // socket, and for the daemon to record.
-      compact.reserve((first.size() + second.size()) * wire::CompactEvents::kTypicalRecordBytes);
-      wire::CompactEventWriter writer(compact);
-      for (std::span<TaskEventRecord> piece : {first, second}) {
-        for (const TaskEventRecord& r : piece) {
-          last_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
-          writer.add(r, last_ns);
-          if (r.type != TaskEventType::kCreated) continue;
-          uint64_t& recent = named_recently_[(r.b ^ (r.b >> 6)) % named_recently_.size()];
-          if (recent == r.b) continue;
-          recent = r.b;
-          if (named_.insert(r.b).second) new_functions_.push_back(r.b);
-        }
-      }
-    });
-    if (n == 0) continue;
-    // A ring half full or more may have a producer asleep for room (a
-    // small NODEKEEPER_TASK_BUFFER): go again now, not after the interval.
-    more = more || n == kDrainChunk || n * 2 >= thread->ring.capacity();
+  batch.Clear();
+  new_functions_.clear();
+  uint64_t batched = 0;  // events in `batch`
+  size_t batched_bytes = 0;
+  // The functions first seen in the batch go with it: the daemon names a
+  // task when it takes its creation.
+  auto flush = [&] {
+    if (batched == 0) return;
     for (uint64_t key : new_functions_) {
       v1::FunctionName* f = batch.add_functions();
       f->set_key(key);
       f->set_name(functionName(key));
     }
-    send(batch, n, now);
+    send(batch, batched, now);
+    batch.Clear();
+    new_functions_.clear();
+    batched = 0;
+    batched_bytes = 0;
+  };
+  bool more = false;
+  clock_.calibrate();
+  const auto threads = capture_.threads();
+  for (const auto& thread : threads) {
+    // The tick-to-ns fit is refined as the run goes on, so two events a few
+    // ns apart converted by two fits could come out in reverse: a thread's
+    // events are kept in order (a task's start and end are on one thread).
+    if (thread->slot >= last_ns_.size()) last_ns_.resize(thread->slot + 1, 0);
+    uint64_t& last_ns = last_ns_[thread->slot];
+    size_t n = 0;
+    for (size_t chunk = 0; chunk < kChunksPerPass; ++chunk) {
+      if (!link.stream) {
+        // Taken before capture stopped, or since the stream broke: emptied
+        // without a look, so that no producer waits for room.
+        n = thread->ring.consume(kDrainChunk, [](auto, auto) {});
+        if (n != 0) lose(n);
+      } else {
+        // Converted and encoded where they lie in the ring, in one pass that
+        // leaves the slots as they are; they are free again once this
+        // returns, before anything slow (naming a function the first time
+        // reads its binary's symbols; the send may wait on the daemon).
+        n = thread->ring.consume(kDrainChunk, [&](std::span<TaskEventRecord> first, std::span<TaskEventRecord> second) {
+          v1::PackedEvents* packed = batch.add_packed();
+          packed->set_thread(thread->slot);
+          std::string& compact = *packed->mutable_compact();
+          // Compact: a fifth of the records' bytes or less to copy through
+          // the socket, and for the daemon to record.
+          compact.reserve((first.size() + second.size()) * wire::CompactEvents::kTypicalRecordBytes);
+          {
+            wire::CompactEventWriter writer(compact);
+            for (std::span<TaskEventRecord> piece : {first, second}) {
+              for (const TaskEventRecord& r : piece) {
+                last_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
+                writer.add(r, last_ns);
+                if (r.type != TaskEventType::kCreated) continue;
+                uint64_t& recent = named_recently_[(r.b ^ (r.b >> 6)) % named_recently_.size()];
+                if (recent == r.b) continue;
+                recent = r.b;
+                if (named_.insert(r.b).second) new_functions_.push_back(r.b);
+              }
+            }
+          }
+          batched_bytes += compact.size();
+        });
+        batched += n;
+        // Several chunks a message, of one thread or several: on a busy
+        // node each message cost a wake-up or two on both sides (the
+        // daemon's stream, this side's gRPC threads), on the app's cores. A
+        // chunk is at most kDrainChunk times CompactEventWriter's largest
+        // record (51 bytes, 836 KiB) past the bound: far under gRPC's 4 MiB.
+        if (batched_bytes >= kMessageBytes) flush();
+      }
+      if (n < kDrainChunk) break;
+    }
+    // A ring half full or more may have a producer asleep for room (a
+    // small NODEKEEPER_TASK_BUFFER): go again now, not after the interval.
+    more = more || n == kDrainChunk || n * 2 >= thread->ring.capacity();
   }
+  flush();
   if (!link.stream) {
     uint64_t uncaptured = 0;
     for (const auto& thread : threads) uncaptured += thread->uncaptured.load(std::memory_order_relaxed);
