@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <set>
 #include <system_error>
 
@@ -13,12 +12,6 @@
 namespace nk {
 
 namespace {
-
-double threadCpuSeconds() {
-  timespec now{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
 
 // A recording being rewritten compressed, beside the original.
 // A rewrite in progress: ".compacting-session-3-pid42-uid1000.nkrec.part", a
@@ -80,8 +73,8 @@ void SessionRegistry::buildInBackground() {
   // for new sessions and for the stop now and then.
   constexpr size_t kEventsPerTurn = 64 * SessionGraph::kSliceEvents;
   SpareCpuWatch spare_cpu;
-  std::chrono::steady_clock::time_point last_sample{};  // the first pass samples
-  double own_cpu_s = threadCpuSeconds();
+  // Long ago: the first look at live work starts an interval afresh.
+  std::chrono::steady_clock::time_point last_sample{};
   std::unique_lock lock(builder_mutex_);
   while (!stopping_) {
     builder_passes_.fetch_add(1, std::memory_order_relaxed);
@@ -89,11 +82,16 @@ void SessionRegistry::buildInBackground() {
     lock.unlock();
     bool built = false;
     bool deferred = false;
-    const bool live_allowed = liveBuildAllowed(spare_cpu, last_sample, own_cpu_s);
+    // Asked only when a live session waits, so that the host is sampled
+    // while there is live work, not before it came.
+    std::optional<bool> live_allowed;
     for (Session* s : all()) {
-      if (!live_allowed && s->graph.pending() && isLive(*s)) {
-        deferred = true;
-        continue;
+      if (s->graph.pending() && isLive(*s)) {
+        if (!live_allowed) live_allowed = liveBuildAllowed(spare_cpu, last_sample);
+        if (!*live_allowed) {
+          deferred = true;
+          continue;
+        }
       }
       if (s->graph.pending()) {
         {
@@ -124,21 +122,25 @@ bool SessionRegistry::isLive(Session& s) {
   return s.info.live;
 }
 
-bool SessionRegistry::liveBuildAllowed(SpareCpuWatch& watch, std::chrono::steady_clock::time_point& last_sample,
-                                       double& own_cpu_s_before) const {
+bool SessionRegistry::liveBuildAllowed(SpareCpuWatch& watch,
+                                       std::chrono::steady_clock::time_point& last_sample) const {
   if (!options_.host_cpu_use) return true;
   const auto now = std::chrono::steady_clock::now();
   const auto elapsed = now - last_sample;
   if (elapsed < kSpareCpuInterval) return watch.spare();
   std::optional<SpareCpuWatch::Sample> sample = options_.host_cpu_use();
-  const double own_cpu_s = threadCpuSeconds();
-  if (sample) {
-    sample->own_cpus = (own_cpu_s - own_cpu_s_before) / std::chrono::duration<double>(elapsed).count();
-    watch.observe(*sample);
-  }
   last_sample = now;
-  own_cpu_s_before = own_cpu_s;
-  return !sample || watch.spare();
+  if (!sample) return true;
+  // Live work came after the builder stopped looking (it looks each
+  // interval while there is some): this sample's interval is mostly the
+  // idle host before the program started, and building on it gave the
+  // builder the start of every run.
+  if (elapsed > 2 * kSpareCpuInterval) {
+    watch.forget();
+    return false;
+  }
+  watch.observe(*sample);
+  return watch.spare();
 }
 
 SessionRegistry::SessionRegistry(std::filesystem::path recordings_dir)

@@ -64,8 +64,7 @@ class SessionRegistry {
     bool build_in_background = true;
     // Tasks each live graph keeps in memory (TaskGraph's window); 0: all.
     size_t graph_max_tasks = 0;
-    // The host's CPUs and their use since the previous call (own_cpus
-    // unset). With it the builder takes live sessions only while the host
+    // The host's CPUs and their use since the previous call. With it the builder takes live sessions only while the host
     // has CPU to spare (SpareCpuWatch): on a busy node their graphs wait in
     // the recording until the program ends, or until a reader looks (readers
     // build what they look at). Unset or no answer: built whatever the load.
@@ -170,8 +169,7 @@ class SessionRegistry {
   static bool isLive(Session& s);
   // Whether the builder may take live sessions now; samples the host's CPU
   // use once per kSpareCpuInterval at the most.
-  bool liveBuildAllowed(SpareCpuWatch& watch, std::chrono::steady_clock::time_point& last_sample,
-                        double& own_cpu_s_before) const;
+  bool liveBuildAllowed(SpareCpuWatch& watch, std::chrono::steady_clock::time_point& last_sample) const;
   static constexpr std::chrono::milliseconds kSpareCpuInterval{250};
   // New work for the builder; nothing without one.
   enum class Work { kLiveBatch, kSessionEnded };

@@ -5,9 +5,13 @@
 namespace nk {
 
 void SpareCpuWatch::observe(const Sample& sample) {
-  const double busy_by_others = std::max(0.0, sample.busy_cpus - sample.own_cpus);
-  spare_cpus_ = std::max(0.0, sample.cpus - busy_by_others);
+  spare_cpus_ = std::max(0.0, sample.cpus - sample.busy_cpus);
   spare_ = spare_cpus_ >= min_spare_cpus_;
+}
+
+void SpareCpuWatch::forget() {
+  spare_cpus_ = 0;
+  spare_ = false;
 }
 
 }  // namespace nk

@@ -483,6 +483,28 @@ TEST_F(SessionRegistryTest, OnABusyHostBatchesDoNotWakeTheBuilder) {
   EXPECT_EQ(registry.info(*id)->tasks, 2u * (kBatches + 1));
 }
 
+// The host's first answer once a live session waits covers the time before
+// it (here: an idle host; in life, the second before a program started):
+// the builder waits for an interval of the program's own before it builds.
+TEST_F(SessionRegistryTest, TheBuilderDoesNotJudgeAProgramByTheIdleTimeBeforeIt) {
+  std::atomic<int> asked{0};
+  SessionRegistry::Options options;
+  options.host_cpu_use = [&]() -> std::optional<SpareCpuWatch::Sample> {
+    const bool first = asked++ == 0;
+    return SpareCpuWatch::Sample{.cpus = 2, .busy_cpus = first ? 0.0 : 2.0};
+  };
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(1))).ok());
+  for (int i = 0; i < 3000 && asked < 3; ++i) usleep(10'000);
+  ASSERT_GE(asked.load(), 3);
+  EXPECT_EQ(registry.pendingBatches(*id), 1u);
+  registry.close(*id);
+  for (int i = 0; i < 3000 && registry.pendingBatches(*id) > 0; ++i) usleep(10'000);
+  EXPECT_EQ(registry.info(*id)->tasks, 2u);
+}
+
 TEST_F(SessionRegistryTest, WithCpuToSpareTheBuilderTakesLiveSessions) {
   SessionRegistry::Options options;
   options.host_cpu_use = []() -> std::optional<SpareCpuWatch::Sample> {

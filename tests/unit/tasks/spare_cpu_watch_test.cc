@@ -12,36 +12,47 @@ TEST(SpareCpuWatchTest, SpareUntilTheFirstSample) {
 
 TEST(SpareCpuWatchTest, EveryCpuBusyLeavesNothingToSpare) {
   SpareCpuWatch watch(0.5);
-  watch.observe({.cpus = 2, .busy_cpus = 2.0, .own_cpus = 0});
+  watch.observe({.cpus = 2, .busy_cpus = 2.0});
   EXPECT_FALSE(watch.spare());
   EXPECT_DOUBLE_EQ(watch.spareCpus(), 0.0);
 }
 
 TEST(SpareCpuWatchTest, HalfAnIdleCpuIsEnough) {
   SpareCpuWatch watch(0.5);
-  watch.observe({.cpus = 2, .busy_cpus = 1.5, .own_cpus = 0});
+  watch.observe({.cpus = 2, .busy_cpus = 1.5});
   EXPECT_TRUE(watch.spare());
-  watch.observe({.cpus = 2, .busy_cpus = 1.6, .own_cpus = 0});
+  watch.observe({.cpus = 2, .busy_cpus = 1.6});
   EXPECT_FALSE(watch.spare());
 }
 
-// The builder's own time was idle time before it took it: counting it as
-// busy would stop the builder as soon as it used what it was given.
-TEST(SpareCpuWatchTest, TheWatchersOwnTimeCountsAsSpare) {
+// A program spinning on both cores yields time to the idle-class builder:
+// the host shows every CPU busy, builder or not, and that time was the
+// program's.
+TEST(SpareCpuWatchTest, TimeTakenFromYieldingWorkersIsNotSpare) {
   SpareCpuWatch watch(0.5);
-  watch.observe({.cpus = 2, .busy_cpus = 2.0, .own_cpus = 1.0});
-  EXPECT_TRUE(watch.spare());
-  EXPECT_DOUBLE_EQ(watch.spareCpus(), 1.0);
-  // A program spinning on both cores that yields some time to the builder
-  // (sched_yield) leaves less than the bound.
-  watch.observe({.cpus = 2, .busy_cpus = 2.0, .own_cpus = 0.3});
+  watch.observe({.cpus = 2, .busy_cpus = 2.0});
   EXPECT_FALSE(watch.spare());
+  // Idle time is spare whoever used the rest.
+  watch.observe({.cpus = 2, .busy_cpus = 1.2});
+  EXPECT_TRUE(watch.spare());
+  EXPECT_DOUBLE_EQ(watch.spareCpus(), 0.8);
 }
 
-TEST(SpareCpuWatchTest, MoreOwnTimeThanBusyTimeIsNotMoreThanEveryCpu) {
+TEST(SpareCpuWatchTest, AForgottenIntervalIsNotSpareUntilTheNextSample) {
+  SpareCpuWatch watch(0.5);
+  watch.observe({.cpus = 4, .busy_cpus = 0.0});
+  ASSERT_TRUE(watch.spare());
+  watch.forget();
+  EXPECT_FALSE(watch.spare());
+  EXPECT_DOUBLE_EQ(watch.spareCpus(), 0.0);
+  watch.observe({.cpus = 4, .busy_cpus = 1.0});
+  EXPECT_TRUE(watch.spare());
+}
+
+TEST(SpareCpuWatchTest, MoreBusyTimeThanCpusLeavesNothingSpare) {
   SpareCpuWatch watch;
-  watch.observe({.cpus = 4, .busy_cpus = 0.5, .own_cpus = 0.9});
-  EXPECT_DOUBLE_EQ(watch.spareCpus(), 4.0);
+  watch.observe({.cpus = 2, .busy_cpus = 2.3});  // rounding in /proc/stat's ticks
+  EXPECT_DOUBLE_EQ(watch.spareCpus(), 0.0);
 }
 
 }  // namespace
