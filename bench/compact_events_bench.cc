@@ -5,11 +5,17 @@
 //   encode, as first shipped   the encoder before it wrote into a block on
 //                              the stack (std::string appends per field),
 //                              kept here as the reference
-//   encode                     wire::CompactEvents::encode
-//   decode                     wire::CompactEvents::decode
+//   encode, interleaved        wire::CompactEvents::encode (the split form's
+//                              encoder, then interleaved)
+//   decode, interleaved        wire::CompactEvents::decode
+//   check, interleaved         wire::CompactEvents::check: what
+//                              the daemon's stream paid for every batch
+//   encode, split              the split form, as the shipper writes it
+//   decode, split              (compact_headers and compact_values)
+//   check, split               what the daemon's stream pays now
 // The events are a UTS-shaped tree run on one thread (each task: start, four
 // creations and a taskwait for some, finish), 1 to 500 ns apart. The bench
-// checks that both encoders write the same bytes.
+// checks that the encoders write the same bytes.
 //
 //   compact_events_bench [--events N]
 #include <algorithm>
@@ -187,11 +193,53 @@ int main(int argc, char** argv) {
     }
   });
 
+  const double check = nsPerEvent(total, [&] {
+    for (size_t i = 0; i < chunks; ++i) {
+      const std::string& part = encoded[i];
+      if (!CompactEvents::check(std::as_bytes(std::span(part.data(), part.size())), kChunk).empty()) std::abort();
+    }
+  });
+  std::vector<std::string> headers(chunks), values(chunks);
+  for (size_t i = 0; i < chunks; ++i) {
+    CompactEvents::encode(chunk(i), {}, headers[i], values[i]);
+    if (headers[i].size() + values[i].size() != encoded[i].size()) {
+      std::fprintf(stderr, "compact_events_bench: chunk %zu: the split form is not the same bytes apart\n", i);
+      return 1;
+    }
+  }
+  std::string split_headers, split_values;
+  const double split_encode = nsPerEvent(total, [&] {
+    for (size_t i = 0; i < chunks; ++i) {
+      split_headers.clear();
+      split_values.clear();
+      CompactEvents::encode(chunk(i), {}, split_headers, split_values);
+    }
+  });
+  auto split = [&](size_t i) {
+    return CompactEvents::Split{std::as_bytes(std::span(headers[i].data(), headers[i].size())),
+                                std::as_bytes(std::span(values[i].data(), values[i].size()))};
+  };
+  const double split_decode = nsPerEvent(total, [&] {
+    for (size_t i = 0; i < chunks; ++i) {
+      back.clear();
+      if (!CompactEvents::decode(split(i), back, kChunk).empty()) std::abort();
+    }
+  });
+  const double split_check = nsPerEvent(total, [&] {
+    for (size_t i = 0; i < chunks; ++i)
+      if (!CompactEvents::check(split(i), kChunk).empty()) std::abort();
+  });
+
   std::printf("Compact task events: %zu UTS-shaped events in %zu-event chunks, %.2f bytes/event, median of %d runs\n",
               total, kChunk, static_cast<double>(bytes) / static_cast<double>(total), kRuns);
   std::printf("%-28s %10s %8s\n", "pass", "ns/event", "ratio");
   std::printf("%-28s %10.2f %8.2f\n", "encode, as first shipped", before, 1.0);
-  std::printf("%-28s %10.2f %8.2f\n", "encode", now, now / before);
-  std::printf("%-28s %10.2f %8.2f\n", "decode", decode, decode / before);
+  std::printf("%-28s %10.2f %8.2f\n", "encode, interleaved", now, now / before);
+  std::printf("%-28s %10.2f %8.2f\n", "decode, interleaved", decode, decode / before);
+  std::printf("%-28s %10.2f %8.2f\n", "check, interleaved", check, check / before);
+  std::printf("%-28s %10.2f %8.2f\n", "encode, split", split_encode, split_encode / before);
+  std::printf("%-28s %10.2f %8.2f\n", "decode, split", split_decode, split_decode / before);
+  std::printf("%-28s %10.2f %8.2f\n", "check, split", split_check, split_check / before);
+  std::printf("(ratio: to the encoder as first shipped; check, split over check: %.2f)\n", split_check / check);
   return 0;
 }

@@ -380,12 +380,16 @@ bool TaskShipper::shipOnce() {
         n = thread->ring.consume(kDrainChunk, [&](std::span<TaskEventRecord> first, std::span<TaskEventRecord> second) {
           v1::PackedEvents* packed = batch.add_packed();
           packed->set_thread(thread->slot);
-          std::string& compact = *packed->mutable_compact();
+          std::string& headers = *packed->mutable_compact_headers();
+          std::string& values = *packed->mutable_compact_values();
           // Compact: a fifth of the records' bytes or less to copy through
-          // the socket, and for the daemon to record.
-          compact.reserve((first.size() + second.size()) * wire::CompactEvents::kTypicalRecordBytes);
+          // the socket, and for the daemon to record; split, for the daemon
+          // to check in two scans.
+          const size_t records = first.size() + second.size();
+          headers.reserve(records);
+          values.reserve(records * (wire::CompactEvents::kTypicalRecordBytes - 1));
           {
-            wire::CompactEventWriter writer(compact);
+            wire::CompactEventWriter writer(headers, values);
             for (std::span<TaskEventRecord> piece : {first, second}) {
               for (const TaskEventRecord& r : piece) {
                 last_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
@@ -398,7 +402,7 @@ bool TaskShipper::shipOnce() {
               }
             }
           }
-          batched_bytes += compact.size();
+          batched_bytes += headers.size() + values.size();
         });
         batched += n;
         // Several chunks a message, of one thread or several: on a busy

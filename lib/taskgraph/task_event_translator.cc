@@ -63,6 +63,13 @@ std::string unknownType(const v1::PackedEvents& packed, const TaskEventRecord& r
          std::to_string(static_cast<int>(r.type));
 }
 
+// The part's split compact form (empty if it has none).
+wire::CompactEvents::Split split(const v1::PackedEvents& packed) {
+  const std::string& headers = packed.compact_headers();
+  const std::string& values = packed.compact_values();
+  return {std::as_bytes(std::span(headers.data(), headers.size())), std::as_bytes(std::span(values.data(), values.size()))};
+}
+
 }  // namespace
 
 void TaskEventTranslator::learnFunctions(const v1::TaskEventBatch& batch) {
@@ -183,6 +190,7 @@ std::string TaskEventTranslator::check(const v1::TaskEventBatch& batch) {
     const std::string& compact = packed.compact();
     std::string fault = wire::CompactEvents::check(std::as_bytes(std::span(compact.data(), compact.size())),
                                                    wire::CompactEvents::kMaxRecordsPerPart);
+    if (fault.empty()) fault = wire::CompactEvents::check(split(packed), wire::CompactEvents::kMaxRecordsPerPart);
     if (!fault.empty()) return "packed events of thread " + std::to_string(packed.thread()) + ": " + fault;
   }
   return {};
@@ -200,6 +208,7 @@ std::string TaskEventTranslator::unpack(const v1::PackedEvents& packed) {
   const std::string& compact = packed.compact();
   std::string fault = wire::CompactEvents::decode(std::as_bytes(std::span(compact.data(), compact.size())), records_,
                                                   wire::CompactEvents::kMaxRecordsPerPart);
+  if (fault.empty()) fault = wire::CompactEvents::decode(split(packed), records_, wire::CompactEvents::kMaxRecordsPerPart);
   if (!fault.empty()) return "packed events of thread " + std::to_string(packed.thread()) + ": " + fault;
   resumeAfterFinishes();
   return {};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstring>
 #include <initializer_list>
 
 #include "wire/compact_event_writer.h"
@@ -35,10 +36,30 @@ void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string
 
 void CompactEvents::encode(std::span<const TaskEventRecord> first, std::span<const TaskEventRecord> second,
                            std::string& out) {
-  out.reserve(out.size() + (first.size() + second.size()) * kTypicalRecordBytes);
-  CompactEventWriter writer(out);
-  for (std::span<const TaskEventRecord> records : {first, second})
-    for (const TaskEventRecord& r : records) writer.add(r);
+  // The split form, interleaved: one encoder for both forms.
+  std::string headers, values;
+  encode(first, second, headers, values);
+  out.reserve(out.size() + headers.size() + values.size());
+  size_t at = 0;
+  for (const char header : headers) {
+    out.push_back(header);
+    for (int v = 1 + kFieldsNamed[static_cast<uint8_t>(header) >> 4]; v > 0; --v) {
+      const size_t from = at;
+      while (static_cast<uint8_t>(values[at]) >= 0x80) ++at;
+      ++at;
+      out.append(values, from, at - from);
+    }
+  }
+}
+
+void CompactEvents::encode(std::span<const TaskEventRecord> first, std::span<const TaskEventRecord> second,
+                           std::string& headers, std::string& values) {
+  const size_t records = first.size() + second.size();
+  headers.reserve(headers.size() + records);
+  values.reserve(values.size() + records * (kTypicalRecordBytes - 1));
+  CompactEventWriter writer(headers, values);
+  for (std::span<const TaskEventRecord> piece : {first, second})
+    for (const TaskEventRecord& r : piece) writer.add(r);
 }
 
 std::string CompactEvents::decode(std::span<const std::byte> compact, std::vector<TaskEventRecord>& out,
@@ -156,6 +177,150 @@ std::string CompactEvents::check(std::span<const std::byte> compact, size_t max_
     }
   }
   return {};
+}
+
+std::string CompactEvents::decode(const Split& part, std::vector<TaskEventRecord>& out, size_t max_records) {
+  const auto* const headers = reinterpret_cast<const uint8_t*>(part.headers.data());
+  const size_t records = part.headers.size();
+  if (records > max_records)
+    return "compact task events, " + std::to_string(records) + " events: more than " + std::to_string(max_records);
+  const size_t before = out.size();
+  out.resize(before + records);
+  const auto* at = reinterpret_cast<const uint8_t*>(part.values.data());
+  const uint8_t* const end = at + part.values.size();
+  auto varint = [&](uint64_t& v) {
+    if (at < end && *at < 0x80) {
+      v = *at++;
+      return true;
+    }
+    v = 0;
+    for (int shift = 0; shift < 70 && at < end; shift += 7) {
+      const uint8_t byte = *at++;
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  Predictions p;
+  std::string fault;
+  TaskEventRecord* next = out.data() + before;
+  for (size_t i = 0; i < records && fault.empty(); ++i) {
+    const uint8_t header = headers[i];
+    const size_t type = header & 0x0f;
+    if (type >= kTaskEventTypeCount) {
+      fault = "event " + std::to_string(i) + ": unknown event type " + std::to_string(type);
+      break;
+    }
+    uint64_t timestamp_step = 0;
+    if (!varint(timestamp_step)) {
+      fault = "event " + std::to_string(i) + ": a timestamp is cut off or too long";
+      break;
+    }
+    std::array<uint64_t, kFields>& fields = p.previous[type];
+    for (int f = 0; f < kFields; ++f) {
+      if ((header & (1u << (4 + f))) == 0) continue;
+      uint64_t residual = 0;
+      if (!varint(residual)) {
+        fault = "event " + std::to_string(i) + ": a field is cut off or too long";
+        break;
+      }
+      fields[f] += unzigzag(residual);
+    }
+    p.timestamp += unzigzag(timestamp_step);
+    TaskEventRecord& r = *next++;
+    r = TaskEventRecord{};
+    r.type = static_cast<TaskEventType>(type);
+    r.timestamp_ns = p.timestamp;
+    r.task_id = fields[0];
+    r.a = fields[1];
+    r.b = fields[2];
+    r.c = fields[3];
+  }
+  if (fault.empty() && at != end)
+    fault = "the values go on for " + std::to_string(end - at) + " bytes past the last event";
+  if (!fault.empty()) {
+    out.resize(before);
+    return "compact task events, " + fault;
+  }
+  return {};
+}
+
+namespace {
+
+constexpr uint64_t everyByte(uint8_t byte) { return 0x0101010101010101ull * byte; }
+
+// The sum of a word's eight bytes, each under 32.
+uint64_t byteSum(uint64_t word) { return (word * everyByte(1)) >> 56; }
+
+uint64_t loadWord(const uint8_t* at) {
+  uint64_t word;
+  std::memcpy(&word, at, sizeof word);
+  return word;
+}
+
+// Whether decode() would take the part, in two scans without a branch that
+// depends on the bytes (but the rare one on a run of continuation bytes).
+bool splitIsWhole(const CompactEvents::Split& part, size_t max_records) {
+  const auto* const headers = reinterpret_cast<const uint8_t*>(part.headers.data());
+  const size_t records = part.headers.size();
+  if (records > max_records) return false;
+  // A type's low four bits plus this carry into bit 7 when they name no type.
+  constexpr uint64_t kTypeCarry = everyByte(0x80 - kTaskEventTypeCount);
+  uint64_t unknown_types = 0;
+  uint64_t varints = records;  // each record's timestamp
+  size_t i = 0;
+  for (; i + 8 <= records; i += 8) {
+    const uint64_t word = loadWord(headers + i);
+    unknown_types |= ((word & everyByte(0x0f)) + kTypeCarry) & everyByte(0x80);
+    // Each byte's four field bits counted in place (0 to 4 a byte).
+    uint64_t fields = (word >> 4) & everyByte(0x0f);
+    fields -= (fields >> 1) & everyByte(0x55);
+    fields = (fields & everyByte(0x33)) + ((fields >> 2) & everyByte(0x33));
+    varints += byteSum(fields);
+  }
+  for (; i < records; ++i) {
+    unknown_types |= (headers[i] & 0x0f) >= kTaskEventTypeCount;
+    varints += kFieldsNamed[headers[i] >> 4];
+  }
+  if (unknown_types != 0) return false;
+
+  // The values must hold exactly `varints` ends (bytes under 0x80), the last
+  // byte one of them, with fewer than ten continuation bytes in a row.
+  const auto* const values = reinterpret_cast<const uint8_t*>(part.values.data());
+  const size_t size = part.values.size();
+  uint64_t ends = 0;
+  unsigned run = 0;  // continuation bytes since the last end
+  size_t at = 0;
+  for (; at + 8 <= size; at += 8) {
+    const uint64_t end_bits = ~loadWord(values + at) & everyByte(0x80);
+    ends += byteSum(end_bits >> 7);
+    if (end_bits == 0) [[unlikely]] {
+      run += 8;
+      if (run >= 10) return false;
+      continue;
+    }
+    if (run + static_cast<unsigned>(std::countr_zero(end_bits) >> 3) >= 10) return false;
+    run = static_cast<unsigned>(std::countl_zero(end_bits) >> 3);
+  }
+  for (; at < size; ++at) {
+    if (values[at] < 0x80) {
+      ++ends;
+      run = 0;
+    } else if (++run >= 10) {
+      return false;
+    }
+  }
+  return run == 0 && ends == varints;
+}
+
+}  // namespace
+
+std::string CompactEvents::check(const Split& part, size_t max_records) {
+  if (splitIsWhole(part, max_records)) return {};
+  // Refused: decode() says why, in its words (a hostile part's cost, once).
+  std::vector<TaskEventRecord> scratch;
+  std::string fault = decode(part, scratch, max_records);
+  return fault.empty() ? "compact task events: the split form does not add up" : fault;
 }
 
 }  // namespace nk::wire

@@ -86,16 +86,17 @@ TEST(CompactEventWriter, WritesTheRecordsAtTheTimesItIsGiven) {
   std::vector<TaskEventRecord> retimed = records;
   uint64_t ns = 7;
   for (TaskEventRecord& r : retimed) r.timestamp_ns = ns += r.timestamp_ns % 977;  // the "conversion"
-  std::string written;
+  std::string headers, values;
   {
-    CompactEventWriter writer(written);
+    CompactEventWriter writer(headers, values);
     for (size_t i = 0; i < records.size(); ++i) writer.add(records[i], retimed[i].timestamp_ns);
   }
-  std::string expected;
-  CompactEvents::encode(retimed, expected);
-  EXPECT_EQ(written, expected);
+  std::string expected_headers, expected_values;
+  CompactEvents::encode(retimed, {}, expected_headers, expected_values);
+  EXPECT_EQ(headers, expected_headers);
+  EXPECT_EQ(values, expected_values);
   std::vector<TaskEventRecord> back;
-  ASSERT_EQ(CompactEvents::decode(bytes(written), back, written.size()), "");
+  ASSERT_EQ(CompactEvents::decode({bytes(headers), bytes(values)}, back, records.size()), "");
   ASSERT_EQ(back.size(), retimed.size());
   for (size_t i = 0; i < retimed.size(); ++i) ASSERT_TRUE(same(back[i], retimed[i])) << "record " << i;
 }
@@ -232,6 +233,95 @@ TEST(CompactEvents, CheckFindsWhatDecodeFinds) {
   EXPECT_EQ(CompactEvents::check(bytes(compact), records.size()), "");
 }
 
+// The split form holds the interleaved form's bytes apart, and both read
+// back as the records, in one piece or split where a ring wraps.
+TEST(CompactEvents, TheSplitFormIsTheSameBytesApart) {
+  for (uint64_t seed : {1, 2, 3}) {
+    auto records = threadLike(20000, seed);
+    std::string headers, values, interleaved;
+    CompactEvents::encode(records, {}, headers, values);
+    CompactEvents::encode(records, interleaved);
+    ASSERT_EQ(headers.size(), records.size());
+    EXPECT_EQ(headers.size() + values.size(), interleaved.size());
+    std::vector<TaskEventRecord> from_split, from_interleaved;
+    ASSERT_EQ(CompactEvents::decode({bytes(headers), bytes(values)}, from_split, records.size()), "");
+    ASSERT_EQ(CompactEvents::decode(bytes(interleaved), from_interleaved, records.size()), "");
+    ASSERT_EQ(from_split.size(), records.size());
+    ASSERT_EQ(from_interleaved.size(), records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      ASSERT_TRUE(same(from_split[i], records[i])) << "record " << i;
+      ASSERT_TRUE(same(from_interleaved[i], records[i])) << "record " << i;
+    }
+    EXPECT_EQ(CompactEvents::check({bytes(headers), bytes(values)}, records.size()), "");
+    const size_t cut = 7777;
+    std::string cut_headers, cut_values;
+    CompactEvents::encode(std::span(records).first(cut), std::span(records).subspan(cut), cut_headers, cut_values);
+    EXPECT_EQ(cut_headers, headers);
+    EXPECT_EQ(cut_values, values);
+  }
+}
+
+TEST(CompactEvents, TheSplitFormRefusesWhatDoesNotAddUp) {
+  auto records = threadLike(1000, 8);
+  std::string headers, values;
+  CompactEvents::encode(records, {}, headers, values);
+  std::vector<TaskEventRecord> out = {TaskEventRecord{}};
+  auto decode = [&](const std::string& h, const std::string& v, size_t max_records) {
+    return CompactEvents::decode({bytes(h), bytes(v)}, out, max_records);
+  };
+  std::string fault = decode(headers, values, 999);
+  EXPECT_NE(fault.find("1000 events: more than 999"), std::string::npos) << fault;
+  std::string bad_type = headers;
+  bad_type[500] = static_cast<char>((bad_type[500] & 0xf0) | 0x0f);
+  fault = decode(bad_type, values, 1000);
+  EXPECT_NE(fault.find("event 500: unknown event type 15"), std::string::npos) << fault;
+  fault = decode(headers, values.substr(0, values.size() - 1), 1000);
+  EXPECT_NE(fault.find("event 999: a"), std::string::npos) << fault;
+  fault = decode(headers, values + '\x01', 1000);
+  EXPECT_NE(fault.find("the values go on for 1 bytes past the last event"), std::string::npos) << fault;
+  std::string endless = values;
+  endless.replace(100, 0, std::string(10, static_cast<char>(0x81)));
+  EXPECT_NE(decode(headers, endless, 1000).find("cut off or too long"), std::string::npos);
+  // A refused part leaves what was there before it.
+  EXPECT_EQ(out.size(), 1u);
+}
+
+// As for the interleaved form, and through the scans' every path: runs of
+// continuation bytes across and within words, headers naming more or
+// fewer values, bytes past the end.
+TEST(CompactEvents, TheSplitCheckFindsWhatDecodeFinds) {
+  auto records = threadLike(300, 23);
+  std::string headers, values;
+  CompactEvents::encode(records, {}, headers, values);
+  std::mt19937_64 rng(6);
+  size_t refused = 0;
+  for (int trial = 0; trial < 30000; ++trial) {
+    std::string h = headers, v = values;
+    switch (trial % 6) {
+      case 0: h[rng() % h.size()] = static_cast<char>(rng()); break;
+      case 1: v[rng() % v.size()] = static_cast<char>(rng()); break;
+      case 2: v.replace(rng() % v.size(), 0, std::string(7 + rng() % 6, static_cast<char>(0x80 | rng()))); break;
+      case 3: (rng() % 2 ? h : v).resize(rng() % (rng() % 2 ? h : v).size()); break;
+      case 4:
+        for (char& c : v)
+          if (rng() % 40 == 0) c = static_cast<char>(c ^ 0x80);
+        break;
+      default:
+        h.assign(rng() % 24, '\0');
+        v.assign(rng() % 64, '\0');
+        for (char& c : h) c = static_cast<char>(rng() % 2 ? rng() % 9 : rng());
+        for (char& c : v) c = static_cast<char>(rng() % 3 ? rng() % 128 : rng());
+    }
+    const size_t max_records = trial % 5 == 0 ? 200 : 1000;
+    std::vector<TaskEventRecord> out;
+    const std::string decoded = CompactEvents::decode({bytes(h), bytes(v)}, out, max_records);
+    ASSERT_EQ(CompactEvents::check({bytes(h), bytes(v)}, max_records), decoded) << "trial " << trial;
+    if (!decoded.empty()) ++refused;
+  }
+  EXPECT_GT(refused, 10000u);
+  EXPECT_LT(refused, 29000u);  // and some of them still add up
+}
+
 // One record for OMPT's one switch: a finish that names the task resuming
 // at that moment reads as the finish and that task's start, in place, in
 // the structured form too; records of the two as separate events read the
@@ -321,6 +411,42 @@ TEST(CompactEvents, TheTranslatorReadsCompactPartsLikeRecords) {
   std::vector<GraphEvent> none;
   TaskEventTranslator three;
   EXPECT_NE(three.toGraphEvents(damaged, none), "");
+}
+
+TEST(CompactEvents, TheTranslatorReadsSplitPartsLikeRecords) {
+  auto records = threadLike(500, 4);
+  v1::TaskEventBatch as_records, as_split;
+  as_records.add_packed()->set_records(std::string(reinterpret_cast<const char*>(records.data()),
+                                                   records.size() * sizeof(TaskEventRecord)));
+  v1::PackedEvents* part = as_split.add_packed();
+  CompactEvents::encode(records, {}, *part->mutable_compact_headers(), *part->mutable_compact_values());
+  TaskEventTranslator one, two;
+  std::vector<GraphEvent> from_records, from_split;
+  ASSERT_EQ(one.toGraphEvents(as_records, from_records), "");
+  ASSERT_EQ(two.check(as_split), "");
+  ASSERT_EQ(two.toGraphEvents(as_split, from_split), "");
+  ASSERT_EQ(from_records.size(), from_split.size());
+  ASSERT_GT(from_records.size(), 300u);
+  for (size_t i = 0; i < from_records.size(); ++i) {
+    EXPECT_EQ(from_records[i].task, from_split[i].task);
+    EXPECT_EQ(from_records[i].timestamp_ns, from_split[i].timestamp_ns);
+    EXPECT_EQ(from_records[i].from, from_split[i].from);
+    EXPECT_EQ(from_records[i].address, from_split[i].address);
+  }
+  std::vector<TaskEventRecord> many(CompactEvents::kMaxRecordsPerPart + 1, records[0]);
+  v1::TaskEventBatch too_many;
+  part = too_many.add_packed();
+  CompactEvents::encode(many, {}, *part->mutable_compact_headers(), *part->mutable_compact_values());
+  TaskEventTranslator three;
+  EXPECT_NE(three.check(too_many).find("more than 65536"), std::string::npos);
+
+  v1::TaskEventBatch damaged = as_split;
+  damaged.mutable_packed(0)->mutable_compact_values()->back() = static_cast<char>(0x80);
+  std::vector<GraphEvent> none;
+  TaskEventTranslator four;
+  const std::string fault = four.check(damaged);
+  EXPECT_NE(fault.find("packed events of thread 0: compact task events, event 499"), std::string::npos) << fault;
+  EXPECT_EQ(four.toGraphEvents(damaged, none), fault);
 }
 
 }  // namespace
