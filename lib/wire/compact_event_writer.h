@@ -11,11 +11,11 @@ namespace nk::wire {
 
 // Writes one compact part in its split form (CompactEvents: the header bytes
 // in one string, the varints in another) a record at a time, for a caller
-// that works each record's timestamp out as it goes: the
-// shipper converts a ring's ticks to nanoseconds and encodes in the one pass
-// over the slots, instead of writing the times back into them and reading
-// them all again (a chunk of 768 KiB is past the core's cache, and the
-// write-back dirtied lines the app's thread then had to take back).
+// that works each record's timestamp out as it goes: the shipper converts a
+// ring's ticks to nanoseconds and encodes in the one pass over the slots,
+// instead of writing the times back into them and reading them all again (a
+// chunk of 768 KiB is past the core's cache, and the write-back dirtied
+// lines the app's thread then had to take back).
 class CompactEventWriter {
  public:
   // Appends to `headers` and `values`; everything is there once flush() has
