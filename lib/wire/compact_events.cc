@@ -30,6 +30,72 @@ constexpr std::array<uint8_t, 16> kFieldsNamed = [] {
   return named;
 }();
 
+// What both forms' decoders share: one record's varints read from `at`
+// (up to `end`), its fields as differences from the previous record of its
+// type.
+class ValueReader {
+ public:
+  enum class Fault { kNone, kUnknownType, kTimestamp, kField };
+
+  ValueReader(const uint8_t* at, const uint8_t* end) : at_(at), end_(end) {}
+
+  [[gnu::always_inline]] Fault read(uint8_t header, TaskEventRecord& r) {
+    const size_t type = header & 0x0f;
+    if (type >= kTaskEventTypeCount) return Fault::kUnknownType;
+    uint64_t timestamp_step = 0;
+    if (!varint(timestamp_step)) return Fault::kTimestamp;
+    std::array<uint64_t, kFields>& fields = p_.previous[type];
+    for (int f = 0; f < kFields; ++f) {
+      if ((header & (1u << (4 + f))) == 0) continue;
+      uint64_t residual = 0;
+      if (!varint(residual)) return Fault::kField;
+      fields[f] += unzigzag(residual);
+    }
+    p_.timestamp += unzigzag(timestamp_step);
+    r = TaskEventRecord{};
+    r.type = static_cast<TaskEventType>(type);
+    r.timestamp_ns = p_.timestamp;
+    r.task_id = fields[0];
+    r.a = fields[1];
+    r.b = fields[2];
+    r.c = fields[3];
+    return Fault::kNone;
+  }
+
+  static std::string describe(Fault fault, uint8_t header) {
+    switch (fault) {
+      case Fault::kUnknownType: return "unknown event type " + std::to_string(header & 0x0f);
+      case Fault::kTimestamp: return "a timestamp is cut off or too long";
+      default: return "a field is cut off or too long";
+    }
+  }
+
+  const uint8_t* at() const { return at_; }
+  // The interleaved form's header byte, where the caller has made sure
+  // there is one.
+  uint8_t take() { return *at_++; }
+
+ private:
+  bool varint(uint64_t& v) {
+    // One byte is the common case: small differences.
+    if (at_ < end_ && *at_ < 0x80) {
+      v = *at_++;
+      return true;
+    }
+    v = 0;
+    for (int shift = 0; shift < 70 && at_ < end_; shift += 7) {
+      const uint8_t byte = *at_++;
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+  }
+
+  const uint8_t* at_;
+  const uint8_t* const end_;
+  Predictions p_;
+};
+
 }  // namespace
 
 void CompactEvents::encode(std::span<const TaskEventRecord> records, std::string& out) { encode(records, {}, out); }
@@ -76,24 +142,10 @@ std::string CompactEvents::decode(std::span<const std::byte> compact, std::vecto
   out.resize(before + room);
   TaskEventRecord* next = out.data() + before;
   const TaskEventRecord* last = next + room;
-  Predictions p;
   std::string fault;
-  auto varint = [&](uint64_t& v) {
-    // One byte is the common case: small differences.
-    if (at < end && *at < 0x80) {
-      v = *at++;
-      return true;
-    }
-    v = 0;
-    for (int shift = 0; shift < 70 && at < end; shift += 7) {
-      const uint8_t byte = *at++;
-      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  };
-  while (at < end) {
-    const size_t offset = static_cast<size_t>(at - begin);
+  ValueReader reader(at, end);
+  while (reader.at() < end) {
+    const size_t offset = static_cast<size_t>(reader.at() - begin);
     if (next == last) {
       if (room == most) {
         fault = "byte " + std::to_string(offset) + ": more than " + std::to_string(max_records) + " events";
@@ -105,38 +157,12 @@ std::string CompactEvents::decode(std::span<const std::byte> compact, std::vecto
       next = out.data() + before + used;
       last = out.data() + before + room;
     }
-    const uint8_t header = *at++;
-    const size_t type = header & 0x0f;
-    if (type >= kTaskEventTypeCount) {
-      fault = "byte " + std::to_string(offset) + ": unknown event type " + std::to_string(type);
+    const uint8_t header = reader.take();
+    if (const ValueReader::Fault f = reader.read(header, *next); f != ValueReader::Fault::kNone) {
+      fault = "byte " + std::to_string(offset) + ": " + ValueReader::describe(f, header);
       break;
     }
-    uint64_t timestamp_step = 0;
-    if (!varint(timestamp_step)) {
-      fault = "byte " + std::to_string(offset) + ": a timestamp is cut off or too long";
-      break;
-    }
-    std::array<uint64_t, kFields>& fields = p.previous[type];
-    bool whole = true;
-    for (int f = 0; f < kFields && whole; ++f) {
-      if ((header & (1u << (4 + f))) == 0) continue;
-      uint64_t residual = 0;
-      whole = varint(residual);
-      fields[f] += unzigzag(residual);
-    }
-    if (!whole) {
-      fault = "byte " + std::to_string(offset) + ": a field is cut off or too long";
-      break;
-    }
-    p.timestamp += unzigzag(timestamp_step);
-    TaskEventRecord& r = *next++;
-    r = TaskEventRecord{};
-    r.type = static_cast<TaskEventType>(type);
-    r.timestamp_ns = p.timestamp;
-    r.task_id = fields[0];
-    r.a = fields[1];
-    r.b = fields[2];
-    r.c = fields[3];
+    ++next;
   }
   if (!fault.empty()) {
     out.resize(before);
@@ -186,58 +212,20 @@ std::string CompactEvents::decode(const Split& part, std::vector<TaskEventRecord
     return "compact task events, " + std::to_string(records) + " events: more than " + std::to_string(max_records);
   const size_t before = out.size();
   out.resize(before + records);
-  const auto* at = reinterpret_cast<const uint8_t*>(part.values.data());
-  const uint8_t* const end = at + part.values.size();
-  auto varint = [&](uint64_t& v) {
-    if (at < end && *at < 0x80) {
-      v = *at++;
-      return true;
-    }
-    v = 0;
-    for (int shift = 0; shift < 70 && at < end; shift += 7) {
-      const uint8_t byte = *at++;
-      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  };
-  Predictions p;
+  const auto* const values = reinterpret_cast<const uint8_t*>(part.values.data());
+  const uint8_t* const end = values + part.values.size();
+  ValueReader reader(values, end);
   std::string fault;
   TaskEventRecord* next = out.data() + before;
-  for (size_t i = 0; i < records && fault.empty(); ++i) {
-    const uint8_t header = headers[i];
-    const size_t type = header & 0x0f;
-    if (type >= kTaskEventTypeCount) {
-      fault = "event " + std::to_string(i) + ": unknown event type " + std::to_string(type);
+  for (size_t i = 0; i < records; ++i) {
+    if (const ValueReader::Fault f = reader.read(headers[i], *next); f != ValueReader::Fault::kNone) {
+      fault = "event " + std::to_string(i) + ": " + ValueReader::describe(f, headers[i]);
       break;
     }
-    uint64_t timestamp_step = 0;
-    if (!varint(timestamp_step)) {
-      fault = "event " + std::to_string(i) + ": a timestamp is cut off or too long";
-      break;
-    }
-    std::array<uint64_t, kFields>& fields = p.previous[type];
-    for (int f = 0; f < kFields; ++f) {
-      if ((header & (1u << (4 + f))) == 0) continue;
-      uint64_t residual = 0;
-      if (!varint(residual)) {
-        fault = "event " + std::to_string(i) + ": a field is cut off or too long";
-        break;
-      }
-      fields[f] += unzigzag(residual);
-    }
-    p.timestamp += unzigzag(timestamp_step);
-    TaskEventRecord& r = *next++;
-    r = TaskEventRecord{};
-    r.type = static_cast<TaskEventType>(type);
-    r.timestamp_ns = p.timestamp;
-    r.task_id = fields[0];
-    r.a = fields[1];
-    r.b = fields[2];
-    r.c = fields[3];
+    ++next;
   }
-  if (fault.empty() && at != end)
-    fault = "the values go on for " + std::to_string(end - at) + " bytes past the last event";
+  if (fault.empty() && reader.at() != end)
+    fault = "the values go on for " + std::to_string(end - reader.at()) + " bytes past the last event";
   if (!fault.empty()) {
     out.resize(before);
     return "compact task events, " + fault;
