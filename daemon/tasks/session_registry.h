@@ -64,10 +64,11 @@ class SessionRegistry {
     bool build_in_background = true;
     // Tasks each live graph keeps in memory (TaskGraph's window); 0: all.
     size_t graph_max_tasks = 0;
-    // The host's CPUs and their use since the previous call. With it the builder takes live sessions only while the host
-    // has CPU to spare (SpareCpuWatch): on a busy node their graphs wait in
-    // the recording until the program ends, or until a reader looks (readers
-    // build what they look at). Unset or no answer: built whatever the load.
+    // The host's CPUs and their use since the previous call. With it the
+    // builder takes live sessions only while the host has CPU to spare
+    // (SpareCpuWatch): on a busy node their graphs wait in the recording
+    // until the program ends, or until a reader looks (readers build what
+    // they look at). Unset or no answer: built whatever the load.
     std::function<std::optional<SpareCpuWatch::Sample>()> host_cpu_use;
   };
 

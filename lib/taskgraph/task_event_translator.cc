@@ -65,9 +65,7 @@ std::string unknownType(const v1::PackedEvents& packed, const TaskEventRecord& r
 
 // The part's split compact form (empty if it has none).
 wire::CompactEvents::Split split(const v1::PackedEvents& packed) {
-  const std::string& headers = packed.compact_headers();
-  const std::string& values = packed.compact_values();
-  return {std::as_bytes(std::span(headers.data(), headers.size())), std::as_bytes(std::span(values.data(), values.size()))};
+  return wire::CompactEvents::Split::of(packed.compact_headers(), packed.compact_values());
 }
 
 }  // namespace

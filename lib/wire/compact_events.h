@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wire/task_event_record.h"
@@ -38,6 +39,10 @@ class CompactEvents {
   struct Split {
     std::span<const std::byte> headers;
     std::span<const std::byte> values;
+    // Over two strings' bytes (PackedEvents.compact_headers, compact_values).
+    static Split of(std::string_view headers, std::string_view values) {
+      return {std::as_bytes(std::span(headers)), std::as_bytes(std::span(values))};
+    }
   };
 
   // What one part may hold. Decoded, a record takes 48 bytes where it may

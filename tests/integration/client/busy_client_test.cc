@@ -99,12 +99,10 @@ RecordedEvents countRecording(const std::filesystem::path& path) {
       const std::string& compact = packed.compact();
       std::string fault = wire::CompactEvents::decode(std::as_bytes(std::span(compact.data(), compact.size())),
                                                       records, compact.size());
-      const std::string& headers = packed.compact_headers();
-      const std::string& values = packed.compact_values();
       if (fault.empty())
-        fault = wire::CompactEvents::decode({std::as_bytes(std::span(headers.data(), headers.size())),
-                                             std::as_bytes(std::span(values.data(), values.size()))},
-                                            records, headers.size());
+        fault = wire::CompactEvents::decode(
+            wire::CompactEvents::Split::of(packed.compact_headers(), packed.compact_values()), records,
+            packed.compact_headers().size());
       if (!fault.empty()) counts.stop_reason = "frame " + std::to_string(counts.frames) + ": " + fault;
       const std::string& bytes = packed.records();
       for (size_t at = 0; at + sizeof(wire::TaskEventRecord) <= bytes.size(); at += sizeof(wire::TaskEventRecord)) {

@@ -21,6 +21,29 @@ std::span<const std::byte> bytes(const std::string& s) { return std::as_bytes(st
 
 bool same(const TaskEventRecord& x, const TaskEventRecord& y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
+CompactEvents::Split split(const std::string& headers, const std::string& values) {
+  return CompactEvents::Split::of(headers, values);
+}
+
+// A batch of one part holding `records` in the 48-byte form.
+v1::TaskEventBatch asRecords(const std::vector<TaskEventRecord>& records) {
+  v1::TaskEventBatch batch;
+  batch.add_packed()->set_records(
+      std::string(reinterpret_cast<const char*>(records.data()), records.size() * sizeof(TaskEventRecord)));
+  return batch;
+}
+
+// Graph events read from another form of the same records.
+void expectSameEvents(const std::vector<GraphEvent>& expected, const std::vector<GraphEvent>& read) {
+  ASSERT_EQ(expected.size(), read.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(expected[i].task, read[i].task);
+    EXPECT_EQ(expected[i].timestamp_ns, read[i].timestamp_ns);
+    EXPECT_EQ(expected[i].from, read[i].from);
+    EXPECT_EQ(expected[i].address, read[i].address);
+  }
+}
+
 // A thread's events as OMPT produces them: creations with consecutive ids
 // and one function, starts and finishes, dependences, taskwaits.
 std::vector<TaskEventRecord> threadLike(size_t n, uint64_t seed) {
@@ -96,7 +119,7 @@ TEST(CompactEventWriter, WritesTheRecordsAtTheTimesItIsGiven) {
   EXPECT_EQ(headers, expected_headers);
   EXPECT_EQ(values, expected_values);
   std::vector<TaskEventRecord> back;
-  ASSERT_EQ(CompactEvents::decode({bytes(headers), bytes(values)}, back, records.size()), "");
+  ASSERT_EQ(CompactEvents::decode(split(headers, values), back, records.size()), "");
   ASSERT_EQ(back.size(), retimed.size());
   for (size_t i = 0; i < retimed.size(); ++i) ASSERT_TRUE(same(back[i], retimed[i])) << "record " << i;
 }
@@ -244,7 +267,7 @@ TEST(CompactEvents, TheSplitFormIsTheSameBytesApart) {
     ASSERT_EQ(headers.size(), records.size());
     EXPECT_EQ(headers.size() + values.size(), interleaved.size());
     std::vector<TaskEventRecord> from_split, from_interleaved;
-    ASSERT_EQ(CompactEvents::decode({bytes(headers), bytes(values)}, from_split, records.size()), "");
+    ASSERT_EQ(CompactEvents::decode(split(headers, values), from_split, records.size()), "");
     ASSERT_EQ(CompactEvents::decode(bytes(interleaved), from_interleaved, records.size()), "");
     ASSERT_EQ(from_split.size(), records.size());
     ASSERT_EQ(from_interleaved.size(), records.size());
@@ -252,7 +275,7 @@ TEST(CompactEvents, TheSplitFormIsTheSameBytesApart) {
       ASSERT_TRUE(same(from_split[i], records[i])) << "record " << i;
       ASSERT_TRUE(same(from_interleaved[i], records[i])) << "record " << i;
     }
-    EXPECT_EQ(CompactEvents::check({bytes(headers), bytes(values)}, records.size()), "");
+    EXPECT_EQ(CompactEvents::check(split(headers, values), records.size()), "");
     const size_t cut = 7777;
     std::string cut_headers, cut_values;
     CompactEvents::encode(std::span(records).first(cut), std::span(records).subspan(cut), cut_headers, cut_values);
@@ -267,7 +290,7 @@ TEST(CompactEvents, TheSplitFormRefusesWhatDoesNotAddUp) {
   CompactEvents::encode(records, {}, headers, values);
   std::vector<TaskEventRecord> out = {TaskEventRecord{}};
   auto decode = [&](const std::string& h, const std::string& v, size_t max_records) {
-    return CompactEvents::decode({bytes(h), bytes(v)}, out, max_records);
+    return CompactEvents::decode(split(h, v), out, max_records);
   };
   std::string fault = decode(headers, values, 999);
   EXPECT_NE(fault.find("1000 events: more than 999"), std::string::npos) << fault;
@@ -314,8 +337,8 @@ TEST(CompactEvents, TheSplitCheckFindsWhatDecodeFinds) {
     }
     const size_t max_records = trial % 5 == 0 ? 200 : 1000;
     std::vector<TaskEventRecord> out;
-    const std::string decoded = CompactEvents::decode({bytes(h), bytes(v)}, out, max_records);
-    ASSERT_EQ(CompactEvents::check({bytes(h), bytes(v)}, max_records), decoded) << "trial " << trial;
+    const std::string decoded = CompactEvents::decode(split(h, v), out, max_records);
+    ASSERT_EQ(CompactEvents::check(split(h, v), max_records), decoded) << "trial " << trial;
     if (!decoded.empty()) ++refused;
   }
   EXPECT_GT(refused, 10000u);
@@ -377,22 +400,14 @@ TEST(CompactEvents, AFinishThatResumesATaskReadsAsBothEvents) {
 
 TEST(CompactEvents, TheTranslatorReadsCompactPartsLikeRecords) {
   auto records = threadLike(500, 4);
-  v1::TaskEventBatch as_records, as_compact;
-  as_records.add_packed()->set_records(std::string(reinterpret_cast<const char*>(records.data()),
-                                                   records.size() * sizeof(TaskEventRecord)));
+  v1::TaskEventBatch as_records = asRecords(records), as_compact;
   CompactEvents::encode(records, *as_compact.add_packed()->mutable_compact());
   TaskEventTranslator one, two;
   std::vector<GraphEvent> from_records, from_compact;
   ASSERT_EQ(one.toGraphEvents(as_records, from_records), "");
   ASSERT_EQ(two.toGraphEvents(as_compact, from_compact), "");
-  ASSERT_EQ(from_records.size(), from_compact.size());
   ASSERT_GT(from_records.size(), 300u);
-  for (size_t i = 0; i < from_records.size(); ++i) {
-    EXPECT_EQ(from_records[i].task, from_compact[i].task);
-    EXPECT_EQ(from_records[i].timestamp_ns, from_compact[i].timestamp_ns);
-    EXPECT_EQ(from_records[i].from, from_compact[i].from);
-    EXPECT_EQ(from_records[i].address, from_compact[i].address);
-  }
+  expectSameEvents(from_records, from_compact);
   // Past the per-part bound, a part is refused, whatever the message size.
   std::vector<TaskEventRecord> many(CompactEvents::kMaxRecordsPerPart + 1, records[0]);
   v1::TaskEventBatch too_many;
@@ -415,9 +430,7 @@ TEST(CompactEvents, TheTranslatorReadsCompactPartsLikeRecords) {
 
 TEST(CompactEvents, TheTranslatorReadsSplitPartsLikeRecords) {
   auto records = threadLike(500, 4);
-  v1::TaskEventBatch as_records, as_split;
-  as_records.add_packed()->set_records(std::string(reinterpret_cast<const char*>(records.data()),
-                                                   records.size() * sizeof(TaskEventRecord)));
+  v1::TaskEventBatch as_records = asRecords(records), as_split;
   v1::PackedEvents* part = as_split.add_packed();
   CompactEvents::encode(records, {}, *part->mutable_compact_headers(), *part->mutable_compact_values());
   TaskEventTranslator one, two;
@@ -425,14 +438,8 @@ TEST(CompactEvents, TheTranslatorReadsSplitPartsLikeRecords) {
   ASSERT_EQ(one.toGraphEvents(as_records, from_records), "");
   ASSERT_EQ(two.check(as_split), "");
   ASSERT_EQ(two.toGraphEvents(as_split, from_split), "");
-  ASSERT_EQ(from_records.size(), from_split.size());
   ASSERT_GT(from_records.size(), 300u);
-  for (size_t i = 0; i < from_records.size(); ++i) {
-    EXPECT_EQ(from_records[i].task, from_split[i].task);
-    EXPECT_EQ(from_records[i].timestamp_ns, from_split[i].timestamp_ns);
-    EXPECT_EQ(from_records[i].from, from_split[i].from);
-    EXPECT_EQ(from_records[i].address, from_split[i].address);
-  }
+  expectSameEvents(from_records, from_split);
   std::vector<TaskEventRecord> many(CompactEvents::kMaxRecordsPerPart + 1, records[0]);
   v1::TaskEventBatch too_many;
   part = too_many.add_packed();
