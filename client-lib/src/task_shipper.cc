@@ -1,6 +1,7 @@
 #include "task_shipper.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -284,6 +285,15 @@ void TaskShipper::sendReports(std::chrono::steady_clock::time_point now) {
 void TaskShipper::run() {
   // Named, so that `top -H` and perf tell the program's own threads from it.
   (void)pthread_setname_np(pthread_self(), "nk-shipper");
+  // On a node the program fills, a wake-up of this thread at normal policy
+  // preempts whatever runs on its core, as often as not a worker on the
+  // program's critical path. SCHED_BATCH keeps the same share of the CPU but
+  // never preempts on waking: the shipper runs when a thread yields or blocks
+  // (OpenMP's idle workers yield all the time) or a time slice ends. The
+  // threads it starts (the control reader, gRPC's) inherit it. UTS depth 42,
+  // 11 pairs: 0.92 of the time at normal policy (median of the ratios).
+  const sched_param batch{};
+  (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch);
   std::unique_lock lock(mutex_);
   while (true) {
     bool stopping = stopping_;

@@ -3,6 +3,7 @@
 // them; the graph rebuilt from the recording file is checked exactly.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@
 #include "testlib/files.h"
 #include "testlib/run_program.h"
 #include "testlib/test_env.h"
+#include "testlib/wait_for.h"
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
@@ -141,6 +143,41 @@ TEST_F(TasksTest, UnderNkDebugTheExitLineSaysWhatRecordingCost) {
   ProcessResult quiet = runProgram({"fib", "20"}, "lossless");
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("task shipper"), std::string::npos) << quiet.err;
+}
+
+// The program's process, thread by thread: name and scheduling policy (read
+// from the kernel, by thread id).
+std::map<std::string, int> threadPolicies(pid_t pid) {
+  std::map<std::string, int> policies;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    std::string name;
+    std::getline(std::ifstream(entry.path() / "comm"), name);
+    const int policy = sched_getscheduler(static_cast<pid_t>(std::stol(entry.path().filename().string())));
+    if (policy >= 0) policies[name] = policy;
+  }
+  return policies;
+}
+
+// The shipper runs at SCHED_BATCH, so that its wake-ups never preempt the
+// program's own threads on a full node; the program's threads keep theirs.
+TEST_F(TasksTest, TheShipperNeverPreemptsTheProgramsThreads) {
+  const auto stop = dir_ / "stop-shipper-policy";
+  std::vector<std::string> argv = {"/usr/bin/env", "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
+                                   "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
+                                   "OMP_NUM_THREADS=2", envOr("NK_TASKS_PROGRAM"), "until", stop.string(), "12"};
+  BackgroundProgram program;
+  ASSERT_TRUE(program.start(argv, dir_ / "policy.out", dir_ / "policy.err"));
+  std::map<std::string, int> policies;
+  const bool seen = waitFor([&] {
+    policies = threadPolicies(program.pid());
+    return policies.count("nk-shipper") != 0;
+  }, 60s);
+  std::ofstream(stop) << "stop\n";
+  EXPECT_EQ(program.wait(60s), 0) << program.err();
+  ASSERT_TRUE(seen) << "no thread named nk-shipper";
+  EXPECT_EQ(policies["nk-shipper"], SCHED_BATCH);
+  EXPECT_EQ(policies["omp_tasks_clang"], SCHED_OTHER) << "the program's main thread";
 }
 
 // Temanejo's Figure 2: two chains of ten, every edge and address exact.
