@@ -290,8 +290,9 @@ void TaskShipper::run() {
   // program's critical path. SCHED_BATCH keeps the same share of the CPU but
   // never preempts on waking: the shipper runs when a thread yields or blocks
   // (OpenMP's idle workers yield all the time) or a time slice ends. The
-  // threads it starts (the control reader, gRPC's) inherit it. UTS depth 42,
-  // 11 pairs: 0.92 of the time at normal policy (median of the ratios).
+  // threads it starts (the control reader, gRPC's) inherit it. The gain is
+  // within this 2-core host's noise: UTS took 0.92 of the time at depth 42
+  // (11 pairs), 0.99 at depth 44 (12 pairs).
   const sched_param batch{};
   (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch);
   std::unique_lock lock(mutex_);
