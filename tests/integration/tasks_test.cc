@@ -168,8 +168,11 @@ TEST_F(TasksTest, TheShipperNeverPreemptsTheProgramsThreads) {
                                    "OMP_NUM_THREADS=2", envOr("NK_TASKS_PROGRAM"), "until", stop.string(), "12"};
   BackgroundProgram program;
   ASSERT_TRUE(program.start(argv, dir_ / "policy.out", dir_ / "policy.err"));
+  // Read once the daemon has the program's session: the shipper opened it,
+  // after it set its policy (its name comes before).
   std::map<std::string, int> policies;
   const bool seen = waitFor([&] {
+    if (sessions().empty()) return false;
     policies = threadPolicies(program.pid());
     return policies.count("nk-shipper") != 0;
   }, 60s);
