@@ -87,15 +87,20 @@ class TasksTest : public TaskDaemonFixture {
  protected:
   TasksTest() : TaskDaemonFixture("tasks") {}
 
-  ProcessResult runProgram(const std::vector<std::string>& args, const std::string& mode = "lossless",
-                           const std::vector<std::string>& extra_env = {}) {
+  // omp_tasks with `args`, under the tool and this daemon.
+  std::vector<std::string> programArgv(const std::vector<std::string>& args, const std::string& mode = "lossless",
+                                       const std::vector<std::string>& extra_env = {}) {
     std::vector<std::string> argv = {"/usr/bin/env", "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
                                      "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=" + mode,
                                      "OMP_NUM_THREADS=4"};
     argv.insert(argv.end(), extra_env.begin(), extra_env.end());
     argv.push_back(envOr("NK_TASKS_PROGRAM"));
     argv.insert(argv.end(), args.begin(), args.end());
-    return nk::test::runProgram(argv, std::nullopt, std::chrono::seconds(60));
+    return argv;
+  }
+  ProcessResult runProgram(const std::vector<std::string>& args, const std::string& mode = "lossless",
+                           const std::vector<std::string>& extra_env = {}) {
+    return nk::test::runProgram(programArgv(args, mode, extra_env), std::nullopt, std::chrono::seconds(60));
   }
 };
 
@@ -163,11 +168,8 @@ std::map<std::string, int> threadPolicies(pid_t pid) {
 // program's own threads on a full node; the program's threads keep theirs.
 TEST_F(TasksTest, TheShipperNeverPreemptsTheProgramsThreads) {
   const auto stop = dir_ / "stop-shipper-policy";
-  std::vector<std::string> argv = {"/usr/bin/env", "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
-                                   "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
-                                   "OMP_NUM_THREADS=2", envOr("NK_TASKS_PROGRAM"), "until", stop.string(), "12"};
   BackgroundProgram program;
-  ASSERT_TRUE(program.start(argv, dir_ / "policy.out", dir_ / "policy.err"));
+  ASSERT_TRUE(program.start(programArgv({"until", stop.string(), "12"}), dir_ / "policy.out", dir_ / "policy.err"));
   // Read once the daemon has the program's session: the shipper opened it,
   // after it set its policy (its name comes before).
   std::map<std::string, int> policies;
