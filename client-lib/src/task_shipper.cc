@@ -10,10 +10,12 @@
 #include <ctime>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <string_view>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -56,6 +58,10 @@ struct TaskShipper::Link {
   std::unique_ptr<grpc::ClientContext> context;
   std::unique_ptr<grpc::ClientReaderWriter<v1::TaskEventBatch, v1::TaskControl>> stream;
   std::thread reader;  // the daemon's controls, while `stream` is open
+  // Set by the reader once the daemon's initial metadata names the split
+  // form; until then parts go interleaved, which every daemon reads (one
+  // from before the split form took split parts as empty).
+  std::atomic<bool> daemon_reads_split{false};
   std::chrono::steady_clock::time_point next_attempt{};
   // Reused between sends: a cleared repeated field keeps its messages, so
   // steady shipping allocates nothing per event.
@@ -244,6 +250,13 @@ void TaskShipper::applyControl(const v1::TaskControl& control) {
 
 void TaskShipper::readControls(Link& link) {
   (void)pthread_setname_np(pthread_self(), "nk-task-control");
+  // A current daemon sends its metadata as the stream opens; an older one
+  // with its first control, or never (the interleaved form then goes on).
+  link.stream->WaitForInitialMetadata();
+  for (const auto& [key, value] : link.context->GetServerInitialMetadata())
+    if (std::string_view(key.data(), key.size()) == wire::CompactEvents::kFormsMetadataKey &&
+        wire::CompactEvents::namesSplit(std::string_view(value.data(), value.size())))
+      link.daemon_reads_split.store(true, std::memory_order_relaxed);
   v1::TaskControl control;
   while (link.stream->Read(&control)) applyControl(control);
   if (gate_.active()) {
@@ -336,6 +349,7 @@ bool TaskShipper::shipOnce() {
       // "not reaching" of a daemon that was there).
       if (gave_up_.load()) link.context->TryCancel();
     }
+    link.daemon_reads_split.store(false, std::memory_order_relaxed);
     link.stream = link.stub->Publish(link.context.get());
     link.reader = std::thread([this, &link] { readControls(link); });
     capture_.setCapturing(true);
@@ -414,6 +428,12 @@ bool TaskShipper::shipOnce() {
             }
           }
           batched_bytes += headers.size() + values.size();
+          if (!link.daemon_reads_split.load(std::memory_order_relaxed)) {
+            (void)wire::CompactEvents::interleave(wire::CompactEvents::Split::of(headers, values),
+                                                  *packed->mutable_compact());  // whole: just written
+            packed->clear_compact_headers();
+            packed->clear_compact_values();
+          }
         });
         batched += n;
         // Several chunks a message, of one thread or several: on a busy

@@ -16,6 +16,7 @@ PublishStream::PublishStream(StreamHost& host, StreamHost::Slot slot, SessionReg
 
 void PublishStream::begin() {
   hub_.appConnected(session_, [this](const v1::TaskControl& control) { return queueControl(control); });
+  StartSendInitialMetadata();  // the forms this daemon reads (TasksServiceImpl::Publish)
   StartRead(&batch_);
   start(Polling::kWhenWoken);
 }

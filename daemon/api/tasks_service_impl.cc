@@ -14,6 +14,7 @@
 #include "common/proc_stat.h"
 #include "node/access_policy.h"
 #include "tasks/session_registry.h"
+#include "wire/compact_events.h"
 
 namespace v1 = nodekeeper::v1;
 
@@ -75,6 +76,10 @@ grpc::ServerBidiReactor<v1::TaskEventBatch, v1::TaskControl>* TasksServiceImpl::
   if (!slot) return Refused::make(streams_, toGrpcStatus(slot.error()));
   auto session = sessions_.open(peer->pid, peer->uid, ProcStat::commandLine(peer->pid));
   if (!session) return Refused::make(streams_, toGrpcStatus(session.error()));
+  // Sent at once (PublishStream::begin): the library ships the interleaved
+  // form, which every daemon reads, until it has heard this.
+  context->AddInitialMetadata(std::string(wire::CompactEvents::kFormsMetadataKey),
+                              std::string(wire::CompactEvents::kFormsRead));
   auto* stream = streams_.adopt(std::make_unique<PublishStream>(streams_, std::move(*slot), sessions_, hub_, *session));
   stream->begin();
   return stream;

@@ -105,17 +105,7 @@ void CompactEvents::encode(std::span<const TaskEventRecord> first, std::span<con
   // The split form, interleaved: one encoder for both forms.
   std::string headers, values;
   encode(first, second, headers, values);
-  out.reserve(out.size() + headers.size() + values.size());
-  size_t at = 0;
-  for (const char header : headers) {
-    out.push_back(header);
-    for (int v = 1 + kFieldsNamed[static_cast<uint8_t>(header) >> 4]; v > 0; --v) {
-      const size_t from = at;
-      while (static_cast<uint8_t>(values[at]) >= 0x80) ++at;
-      ++at;
-      out.append(values, from, at - from);
-    }
-  }
+  (void)interleave(Split::of(headers, values), out);  // whole: it was just written
 }
 
 void CompactEvents::encode(std::span<const TaskEventRecord> first, std::span<const TaskEventRecord> second,
@@ -302,6 +292,40 @@ bool splitIsWhole(const CompactEvents::Split& part, size_t max_records) {
 }
 
 }  // namespace
+
+bool CompactEvents::interleave(const Split& part, std::string& out) {
+  const auto* const headers = reinterpret_cast<const uint8_t*>(part.headers.data());
+  const auto* const values = reinterpret_cast<const uint8_t*>(part.values.data());
+  const size_t before = out.size();
+  out.reserve(before + part.headers.size() + part.values.size());
+  size_t at = 0;
+  for (size_t i = 0; i < part.headers.size(); ++i) {
+    out.push_back(static_cast<char>(headers[i]));
+    const size_t first = at;
+    for (uint8_t varint = 0; varint < 1 + kFieldsNamed[headers[i] >> 4]; ++varint) {
+      while (at < part.values.size() && values[at] >= 0x80) ++at;
+      if (at == part.values.size()) {
+        out.resize(before);
+        return false;
+      }
+      ++at;
+    }
+    out.append(reinterpret_cast<const char*>(values + first), at - first);
+  }
+  if (at == part.values.size()) return true;
+  out.resize(before);
+  return false;
+}
+
+bool CompactEvents::namesSplit(std::string_view forms) {
+  while (!forms.empty()) {
+    const size_t comma = forms.find(',');
+    if (forms.substr(0, comma) == "split") return true;
+    if (comma == std::string_view::npos) break;
+    forms.remove_prefix(comma + 1);
+  }
+  return false;
+}
 
 std::string CompactEvents::check(const Split& part, size_t max_records) {
   if (splitIsWhole(part, max_records)) return {};

@@ -75,6 +75,19 @@ class CompactEvents {
   // headers is refused before anything is decoded.
   static std::string decode(const Split& part, std::vector<TaskEventRecord>& out, size_t max_records);
   static std::string check(const Split& part, size_t max_records);
+  // Appends `part` in the interleaved form, the same bytes in record order:
+  // for a daemon from before the split form, which reads `compact` only.
+  // Returns false, with `out` as it was, when the part does not add up.
+  static bool interleave(const Split& part, std::string& out);
+
+  // The daemon's word, as gRPC initial metadata on the Publish stream, that
+  // it reads the split form: the value lists the forms it reads. A daemon
+  // that sends none (one from before the split form took split parts as
+  // empty, and recorded nothing) gets the interleaved form.
+  static constexpr std::string_view kFormsMetadataKey = "nodekeeper-task-forms";
+  static constexpr std::string_view kFormsRead = "records,compact,split";
+  // Whether a kFormsMetadataKey value names the split form.
+  static bool namesSplit(std::string_view forms);
 };
 
 }  // namespace nk::wire

@@ -34,6 +34,7 @@
 #include "testlib/run_program.h"
 #include "testlib/test_env.h"
 #include "testlib/wait_for.h"
+#include "wire/compact_events.h"
 
 namespace v1 = nodekeeper::v1;
 using namespace std::chrono_literals;
@@ -128,6 +129,23 @@ TEST_F(TasksTest, FibonacciTasksAreAllRecordedAndRun) {
   // Two task constructs in fib_task, each named by its line.
   EXPECT_EQ(functions, (std::set<std::string>{constructName("fib_task", "#pragma omp task shared(a)"),
                                               constructName("fib_task", "#pragma omp task shared(b)")}));
+}
+
+// The library sends the split form only to a daemon that names it, in the
+// Publish stream's initial metadata (task_forms_test holds the library to
+// that, against a daemon from before the form and one that names it).
+TEST_F(TasksTest, TheDaemonNamesTheFormsItReadsAsAPublishStreamOpens) {
+  grpc::ClientContext context;
+  auto stream = tasks_->Publish(&context);
+  stream->WaitForInitialMetadata();
+  std::vector<std::string> forms;
+  for (const auto& [key, value] : context.GetServerInitialMetadata())
+    if (std::string_view(key.data(), key.size()) == wire::CompactEvents::kFormsMetadataKey)
+      forms.emplace_back(value.data(), value.size());
+  ASSERT_EQ(forms.size(), 1u);
+  EXPECT_TRUE(wire::CompactEvents::namesSplit(forms[0])) << forms[0];
+  EXPECT_TRUE(stream->WritesDone());
+  EXPECT_TRUE(stream->Finish().ok());
 }
 
 // Under NK_DEBUG a normal lossless exit says what recording cost the

@@ -309,6 +309,32 @@ TEST(CompactEvents, TheSplitFormRefusesWhatDoesNotAddUp) {
   EXPECT_EQ(out.size(), 1u);
 }
 
+// What the shipper sends a daemon from before the split form: the split
+// part's bytes in record order, or nothing when they do not add up.
+TEST(CompactEvents, InterleavingASplitPartGivesTheInterleavedForm) {
+  auto records = threadLike(3000, 9);
+  std::string headers, values, interleaved;
+  CompactEvents::encode(records, {}, headers, values);
+  CompactEvents::encode(records, interleaved);
+  std::string out = "kept";
+  ASSERT_TRUE(CompactEvents::interleave(split(headers, values), out));
+  EXPECT_EQ(out, "kept" + interleaved);
+  for (const std::string& short_values : {values.substr(0, values.size() - 1), values + '\x01', std::string()}) {
+    out = "kept";
+    EXPECT_FALSE(CompactEvents::interleave(split(headers, short_values), out));
+    EXPECT_EQ(out, "kept");
+  }
+}
+
+TEST(CompactEvents, TheDaemonsFormsListNamesSplitOnlyAsAWholeName) {
+  EXPECT_TRUE(CompactEvents::namesSplit(CompactEvents::kFormsRead));
+  EXPECT_TRUE(CompactEvents::namesSplit("split"));
+  EXPECT_TRUE(CompactEvents::namesSplit("compact,split,zstd"));
+  EXPECT_FALSE(CompactEvents::namesSplit(""));
+  EXPECT_FALSE(CompactEvents::namesSplit("records,compact"));
+  EXPECT_FALSE(CompactEvents::namesSplit("splitter,unsplit"));
+}
+
 // As for the interleaved form, and through the scans' every path: runs of
 // continuation bytes across and within words, headers naming more or
 // fewer values, bytes past the end.
