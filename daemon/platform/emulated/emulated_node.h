@@ -31,6 +31,7 @@ class EmulatedNode {
     std::filesystem::path state_dir;  // the tree goes to <state_dir>/sysfs
     // How often sysfs outputs change. 20 Hz keeps the thread near 0.5% of a
     // core; the model itself sub-steps, so accuracy does not depend on it.
+    // The RAPL counters move more often (kEnergyIntervalS).
     double update_interval_s = 0.05;
     // If set, every update also writes what the model computed there (energy
     // per package in J next to the raw energy_uj written in the same update),
@@ -71,7 +72,8 @@ class EmulatedNode {
   // What the model computed at its last update, for tests and the
   // validation against the simulator.
   struct ModelSnapshot {
-    uint64_t update_seq = 0;
+    uint64_t update_seq = 0;  // full updates (every output)
+    uint64_t energy_seq = 0;  // RAPL counter writes: at each update and several between
     double elapsed_s = 0;
     std::vector<double> package_energy_j;
     std::vector<double> package_power_w;
@@ -86,6 +88,11 @@ class EmulatedNode {
   void run();
   // One update: inputs, model step of dt_s, outputs.
   void iterate(double dt_s, bool read_all_controls, bool sample_load);
+  // Between updates: the model steps dt_s at the same inputs and only the
+  // RAPL counters are written.
+  void advanceEnergy(double dt_s);
+  // The counters (and the model file) at the model's energy; mutex_ held.
+  void writeEnergyLocked();
   // Lowers (or lifts again) a package's frequency ceiling a table step at a
   // time while it is above its RAPL limit or at TjMax.
   void updateCap(uint32_t package);

@@ -209,6 +209,24 @@ TEST_F(EmulatedNodeTest, EnergyCounterAdvancesAtThePackagePower) {
   ASSERT_EQ(snap.core_temperature_c.size(), 12u);
 }
 
+// Like RAPL's, the counters move between the slower updates of the other
+// outputs: a reader's window of two updates must not hold one or three.
+// The loop writes them a fixed number of times an update, so the count is
+// exact however late the thread runs.
+TEST_F(EmulatedNodeTest, EnergyCountersMoveBetweenUpdates) {
+  auto node = start(NodeProfile::xeonE5_2630(), /*interval_s=*/0.1);
+  ASSERT_TRUE(node);
+  ASSERT_TRUE(waitFor([&] { return node->modelSnapshot().update_seq >= 3; }, 10s));
+  const EmulatedNode::ModelSnapshot snap = node->modelSnapshot();
+  // Ten writes an update, the update's own among them (0.1 s / 10 ms).
+  EXPECT_GE(snap.energy_seq, (snap.update_seq - 1) * 10 + 1);
+  EXPECT_LE(snap.energy_seq, (snap.update_seq + 1) * 10);
+  const uint64_t before = number(zone(0) / "energy_uj");
+  const uint64_t update = node->modelSnapshot().update_seq;
+  ASSERT_TRUE(waitFor([&] { return number(zone(0) / "energy_uj") != before; }, 10s));
+  EXPECT_EQ(node->modelSnapshot().update_seq, update) << "the counter moved only with an update";
+}
+
 TEST_F(EmulatedNodeTest, EnergyCounterWrapsAtTheRange) {
   NodeProfile p = NodeProfile::xeonE5_2630();
   p.rapl_max_energy_range_uj = 2000000;  // 2 J: an idle package wraps it in ~0.1 s
