@@ -124,12 +124,16 @@ TEST(TaskCapture, WithCaptureOffNothingIsPushedAndAllIsCounted) {
 // The shipper's deliveries are every ring's progress: while the daemon
 // takes writes (here one per read of a fake clock, 10 s of it against a
 // 1 s limit) a full lossless ring waits instead of dropping; once it takes
-// none for the limit, the ring drops, and the totals say so.
+// none for the limit, the ring drops, and the totals say so. The clock
+// stands still from read 40 until the test's shipper has drained the ring:
+// a shipper thread the host ran late must not look like a stalled daemon.
 TaskCapture* g_delivering = nullptr;
 std::atomic<int> g_reads{0};
+std::atomic<bool> g_drained{false};
 std::chrono::steady_clock::time_point deliveringClock() {
   int read = ++g_reads;
   if (read < 40 && g_delivering) g_delivering->delivered(1);
+  while (read >= 40 && !g_drained.load()) std::this_thread::yield();
   return std::chrono::steady_clock::time_point(std::chrono::milliseconds(250) * read);
 }
 
@@ -145,6 +149,7 @@ TEST(TaskCapture, DeliveriesKeepLosslessRingsWaiting) {
   std::thread shipper([&] {
     while (g_reads.load() < 40 && !pushed.load()) std::this_thread::yield();
     drainAll(*t);
+    g_drained = true;  // also when the push did not wait, so nothing waits for it
   });
   capture.queued(*t, 1, 4);  // waits through 39 deliveries, then the drain
   pushed = true;
