@@ -527,10 +527,7 @@ TEST_F(TasksTest, DamagedRecordingsAreReadUpToTheLastGoodFrame) {
 // so once; the recording on disk is read up to its last complete frame.
 TEST_F(TasksTest, DaemonKilledMidRunLeavesTheProgramAndARecording) {
   BackgroundProgram program;
-  ASSERT_TRUE(program.start({"/usr/bin/env", "NODEKEEPER_SOCKET=" + daemon_.socket().string(),
-                             "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
-                             "OMP_NUM_THREADS=2", envOr("NK_TASKS_PROGRAM"), "steady", "3000", "500"},
-                            dir_ / "steady.out", dir_ / "steady.err"));
+  ASSERT_TRUE(program.start(programArgv({"steady", "3000", "500"}), dir_ / "steady.out", dir_ / "steady.err"));
   // Until the session has tasks, then kill the daemon.
   bool streaming = false;
   for (int i = 0; i < 100 && !streaming; ++i) {
@@ -650,10 +647,7 @@ TEST_F(TasksTest, GraphWatchRedrawsTheSvgAsTheGraphGrows) {
   EXPECT_NE(file.err.find("a recording's file cannot grow"), std::string::npos) << file.err;
 
   BackgroundProgram program;
-  ASSERT_TRUE(program.start({"/usr/bin/env", "NODEKEEPER_SOCKET=" + socket,
-                             "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
-                             "OMP_NUM_THREADS=2", envOr("NK_TASKS_PROGRAM"), "steady", "300", "3000"},
-                            dir_ / "steady.out", dir_ / "steady.err"));
+  ASSERT_TRUE(program.start(programArgv({"steady", "300", "3000"}), dir_ / "steady.out", dir_ / "steady.err"));
   uint64_t session = 0;
   for (int i = 0; i < 250 && session == 0; ++i) {
     for (const auto& s : sessions())
