@@ -405,6 +405,7 @@ struct FakeDaemon {
   std::atomic<int> reads{0};
   std::atomic<int> progress_until_read{0};  // bumps `progress` at each read before this one
   std::atomic<int> drain_at_read{-1};       // the consumer drains at this read
+  std::atomic<bool> drained{false};         // and has
   std::atomic<uint64_t> progress{0};
 };
 FakeDaemon* g_fake = nullptr;
@@ -413,6 +414,10 @@ std::atomic<int> g_stall_calls{0};
 std::chrono::steady_clock::time_point fakeNow() {
   int read = ++g_fake->reads;
   if (read < g_fake->progress_until_read) ++g_fake->progress;
+  // The clock stands still from the consumer's read until it has drained: a
+  // consumer thread the host ran late must not look like a stalled daemon.
+  const int drain_at = g_fake->drain_at_read.load();
+  while (drain_at >= 0 && read >= drain_at && !g_fake->drained.load()) std::this_thread::yield();
   return std::chrono::steady_clock::time_point(std::chrono::milliseconds(250) * read);
 }
 
@@ -439,10 +444,13 @@ class EventRingStall : public ::testing::Test {
   // gave up waiting (pushDone()), so that a failing test ends.
   std::thread consumerDrainingAt(EventRing& ring, int at_read, size_t count, std::vector<TaskEventRecord>& out) {
     push_done_ = false;
+    fake_.drained = false;
+    fake_.drain_at_read = at_read;
     return std::thread([&ring, &out, at_read, count, this] {
       while (fake_.reads.load() < at_read && !push_done_.load()) std::this_thread::yield();
       out.resize(count);
       out.resize(ring.drain(out));
+      fake_.drained = true;
     });
   }
   bool pushDone(bool pushed) {
