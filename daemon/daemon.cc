@@ -431,7 +431,8 @@ void Daemon::buildTaskService() {
   // at the first session.
   sessions_->sweep();
   services_.push_back(
-      std::make_unique<TasksServiceImpl>(*sessions_, *access_, *streams_, std::chrono::seconds(options_.debug_grace_s)));
+      std::make_unique<TasksServiceImpl>(*sessions_, *access_, *streams_, options_.max_message_bytes,
+                                         std::chrono::seconds(options_.debug_grace_s)));
 }
 
 void Daemon::startFaultTree(std::shared_ptr<const FaultRuleBase> rules) {

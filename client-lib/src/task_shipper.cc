@@ -22,9 +22,11 @@
 
 #include "client.h"
 #include "connection_notifier.h"
+#include "shipment_sizes.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
 #include "wire/compact_event_writer.h"
 #include "wire/compact_events.h"
+#include "wire/publish_limits.h"
 
 namespace v1 = nodekeeper::v1;
 
@@ -34,14 +36,11 @@ namespace {
 
 constexpr auto kInterval = std::chrono::milliseconds(5);
 constexpr auto kRetry = std::chrono::seconds(1);
-constexpr size_t kDrainChunk = 16384;
+constexpr size_t kDrainChunk = ShipmentSizes::kPartEvents;
 static_assert(kDrainChunk <= wire::CompactEvents::kMaxRecordsPerPart, "a chunk is one compact part");
 // A ring's chunks taken in one pass at the most, so that every ring is
 // looked at in turn however fast one fills.
 constexpr size_t kChunksPerPass = 4;
-// A message is sent once its parts reach this (about 60,000 events of a
-// UTS-shaped program), or at the end of the pass.
-constexpr size_t kMessageBytes = size_t{256} << 10;
 
 void say(const std::string& line) {
   std::string text = line + "\n";
@@ -62,10 +61,15 @@ struct TaskShipper::Link {
   // form; until then parts go interleaved, which every daemon reads (one
   // from before the split form took split parts as empty).
   std::atomic<bool> daemon_reads_split{false};
+  // The daemon's limits on this stream, as its metadata names them (0: not
+  // named, so the defaults): ShipmentSizes and MessagePacer keep to them.
+  std::atomic<uint32_t> daemon_max_message_bytes{0};
+  std::atomic<uint32_t> daemon_messages_per_second{0};
   std::chrono::steady_clock::time_point next_attempt{};
   // Reused between sends: a cleared repeated field keeps its messages, so
   // steady shipping allocates nothing per event.
   v1::TaskEventBatch batch;
+  v1::TaskEventBatch names;  // function names that did not fit with the events
 };
 
 TaskShipper::TaskShipper(TaskCapture& capture, TaskGate& gate, std::string socket_path, bool debug)
@@ -253,10 +257,18 @@ void TaskShipper::readControls(Link& link) {
   // A current daemon sends its metadata as the stream opens; an older one
   // with its first control, or never (the interleaved form then goes on).
   link.stream->WaitForInitialMetadata();
-  for (const auto& [key, value] : link.context->GetServerInitialMetadata())
-    if (std::string_view(key.data(), key.size()) == wire::CompactEvents::kFormsMetadataKey &&
-        wire::CompactEvents::namesSplit(std::string_view(value.data(), value.size())))
+  for (const auto& [key_ref, value_ref] : link.context->GetServerInitialMetadata()) {
+    const std::string_view key(key_ref.data(), key_ref.size());
+    const std::string_view value(value_ref.data(), value_ref.size());
+    if (key == wire::CompactEvents::kFormsMetadataKey && wire::CompactEvents::namesSplit(value))
       link.daemon_reads_split.store(true, std::memory_order_relaxed);
+    else if (key == wire::PublishLimits::kMaxMessageBytesKey)
+      link.daemon_max_message_bytes.store(wire::PublishLimits::parseMessageBytes(value).value_or(0),
+                                          std::memory_order_relaxed);
+    else if (key == wire::PublishLimits::kMessagesPerSecondKey)
+      link.daemon_messages_per_second.store(wire::PublishLimits::parseMessagesPerSecond(value).value_or(0),
+                                            std::memory_order_relaxed);
+  }
   v1::TaskControl control;
   while (link.stream->Read(&control)) applyControl(control);
   if (gate_.active()) {
@@ -350,6 +362,9 @@ bool TaskShipper::shipOnce() {
       if (gave_up_.load()) link.context->TryCancel();
     }
     link.daemon_reads_split.store(false, std::memory_order_relaxed);
+    link.daemon_max_message_bytes.store(0, std::memory_order_relaxed);
+    link.daemon_messages_per_second.store(0, std::memory_order_relaxed);
+    paced_rate_.reset();
     link.stream = link.stub->Publish(link.context.get());
     link.reader = std::thread([this, &link] { readControls(link); });
     capture_.setCapturing(true);
@@ -366,15 +381,38 @@ bool TaskShipper::shipOnce() {
   new_functions_.clear();
   uint64_t batched = 0;  // events in `batch`
   size_t batched_bytes = 0;
-  // The functions first seen in the batch go with it: the daemon names a
-  // task when it takes its creation.
+  const uint32_t daemon_limit = link.daemon_max_message_bytes.load(std::memory_order_relaxed);
+  const ShipmentSizes sizes = ShipmentSizes::forLimit(daemon_limit != 0 ? std::optional(daemon_limit) : std::nullopt);
+  // The functions first seen in the batch go with it, or ahead of it in
+  // messages of their own when they do not fit: the daemon names a task
+  // when it takes its creation.
   auto flush = [&] {
     if (batched == 0) return;
+    v1::TaskEventBatch& names = link.names;
+    names.Clear();
+    size_t room = sizes.name_room + (sizes.message_cap - std::min(batched_bytes, sizes.message_cap));
+    size_t names_bytes = 0;
     for (uint64_t key : new_functions_) {
-      v1::FunctionName* f = batch.add_functions();
+      std::string name = functionName(key);
+      sizes.fitName(name);
+      const size_t bytes = ShipmentSizes::nameBytes(name);
+      v1::FunctionName* f = nullptr;
+      if (bytes <= room) {
+        room -= bytes;
+        f = batch.add_functions();
+      } else {
+        if (names_bytes + bytes > sizes.message_cap + sizes.name_room - ShipmentSizes::kPartFraming) {
+          send(names, 0, now);
+          names.Clear();
+          names_bytes = 0;
+        }
+        names_bytes += bytes;
+        f = names.add_functions();
+      }
       f->set_key(key);
-      f->set_name(functionName(key));
+      f->set_name(std::move(name));
     }
+    if (names.functions_size() > 0) send(names, 0, now);
     send(batch, batched, now);
     batch.Clear();
     new_functions_.clear();
@@ -391,18 +429,23 @@ bool TaskShipper::shipOnce() {
     if (thread->slot >= last_ns_.size()) last_ns_.resize(thread->slot + 1, 0);
     uint64_t& last_ns = last_ns_[thread->slot];
     size_t n = 0;
+    size_t take = kDrainChunk;
     for (size_t chunk = 0; chunk < kChunksPerPass; ++chunk) {
+      take = link.stream ? sizes.part_events : kDrainChunk;
       if (!link.stream) {
         // Taken before capture stopped, or since the stream broke: emptied
         // without a look, so that no producer waits for room.
         n = thread->ring.consume(kDrainChunk, [](auto, auto) {});
         if (n != 0) lose(n);
       } else {
+        // A part that could take the message past the daemon's limit goes
+        // in the next one.
+        if (batched_bytes + ShipmentSizes::worstPartBytes(take) > sizes.message_cap) flush();
         // Converted and encoded where they lie in the ring, in one pass that
         // leaves the slots as they are; they are free again once this
         // returns, before anything slow (naming a function the first time
         // reads its binary's symbols; the send may wait on the daemon).
-        n = thread->ring.consume(kDrainChunk, [&](std::span<TaskEventRecord> first, std::span<TaskEventRecord> second) {
+        n = thread->ring.consume(take, [&](std::span<TaskEventRecord> first, std::span<TaskEventRecord> second) {
           v1::PackedEvents* packed = batch.add_packed();
           packed->set_thread(thread->slot);
           std::string& headers = *packed->mutable_compact_headers();
@@ -438,16 +481,14 @@ bool TaskShipper::shipOnce() {
         batched += n;
         // Several chunks a message, of one thread or several: on a busy
         // node each message cost a wake-up or two on both sides (the
-        // daemon's stream, this side's gRPC threads), on the app's cores. A
-        // chunk is at most kDrainChunk times CompactEventWriter's largest
-        // record (51 bytes, 836 KiB) past the bound: far under gRPC's 4 MiB.
-        if (batched_bytes >= kMessageBytes) flush();
+        // daemon's stream, this side's gRPC threads), on the app's cores.
+        if (batched_bytes >= sizes.message_bytes) flush();
       }
-      if (n < kDrainChunk) break;
+      if (n < take) break;
     }
     // A ring half full or more may have a producer asleep for room (a
     // small NODEKEEPER_TASK_BUFFER): go again now, not after the interval.
-    more = more || n == kDrainChunk || n * 2 >= thread->ring.capacity();
+    more = more || n == take || n * 2 >= thread->ring.capacity();
   }
   flush();
   if (!link.stream) {
@@ -463,6 +504,14 @@ bool TaskShipper::shipOnce() {
 void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now) {
   Link& link = *link_;
   if (link.stream) {
+    // Within the daemon's rate, past which it ends the stream.
+    const uint32_t rate = link.daemon_messages_per_second.load(std::memory_order_relaxed);
+    if (paced_rate_ != rate) {
+      pacer_.setRate(rate != 0 ? std::optional(rate) : std::nullopt);
+      paced_rate_ = rate;
+    }
+    if (const auto wait = pacer_.take(std::chrono::steady_clock::now()); wait > wait.zero())
+      std::this_thread::sleep_for(wait);
     const auto started = std::chrono::steady_clock::now();
     const bool written = link.stream->Write(batch);
     longest_write_ = std::max(longest_write_, std::chrono::steady_clock::now() - started);

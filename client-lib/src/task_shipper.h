@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 
 #include "code_symbolizer.h"
 #include "event_clock.h"
+#include "message_pacer.h"
 #include "task_capture.h"
 #include "task_gate.h"
 
@@ -99,6 +101,9 @@ class TaskShipper {
   EventClock::Converter clock_;
   std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time
   uint64_t shipped_ = 0, lost_ = 0;
+  // Paced for the rate the stream's daemon named (0: none), from its first send.
+  MessagePacer pacer_;
+  std::optional<uint32_t> paced_rate_;
   std::chrono::steady_clock::duration longest_write_{};  // how slow the daemon got, for the exit line
   bool said_lost_ = false;
   // stop() cancelled a daemon that took no write for its patience: what is

@@ -15,6 +15,7 @@
 #include "node/access_policy.h"
 #include "tasks/session_registry.h"
 #include "wire/compact_events.h"
+#include "wire/publish_limits.h"
 
 namespace v1 = nodekeeper::v1;
 
@@ -39,10 +40,12 @@ void toProto(const SessionRegistry::Info& info, v1::Session* out) {
 }  // namespace
 
 TasksServiceImpl::TasksServiceImpl(SessionRegistry& sessions, const AccessPolicy& access, StreamHost& streams,
-                                   std::chrono::seconds grace)
+                                   uint32_t max_message_bytes, std::chrono::seconds grace)
     : sessions_(sessions),
       access_(access),
       streams_(streams),
+      max_message_bytes_(std::to_string(max_message_bytes)),
+      messages_per_second_(std::to_string(streams.settings().messages_per_second)),
       hub_(grace, DebugCommandPolicy::taskCounts(sessions)),
       policy_(sessions, hub_) {
   ticker_ = std::thread([this] {
@@ -77,9 +80,12 @@ grpc::ServerBidiReactor<v1::TaskEventBatch, v1::TaskControl>* TasksServiceImpl::
   auto session = sessions_.open(peer->pid, peer->uid, ProcStat::commandLine(peer->pid));
   if (!session) return Refused::make(streams_, toGrpcStatus(session.error()));
   // Sent at once (PublishStream::begin): the library ships the interleaved
-  // form, which every daemon reads, until it has heard this.
+  // form, which every daemon reads, until it has heard this; and keeps its
+  // messages within these limits, past which the stream would end.
   context->AddInitialMetadata(std::string(wire::CompactEvents::kFormsMetadataKey),
                               std::string(wire::CompactEvents::kFormsRead));
+  context->AddInitialMetadata(std::string(wire::PublishLimits::kMaxMessageBytesKey), max_message_bytes_);
+  context->AddInitialMetadata(std::string(wire::PublishLimits::kMessagesPerSecondKey), messages_per_second_);
   auto* stream = streams_.adopt(std::make_unique<PublishStream>(streams_, std::move(*slot), sessions_, hub_, *session));
   stream->begin();
   return stream;

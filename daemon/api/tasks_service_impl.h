@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "api/stream_host.h"
@@ -28,8 +30,10 @@ class TasksServiceImpl final
           nodekeeper::v1::TasksService::WithCallbackMethod_Debug<nodekeeper::v1::TasksService::Service>>> {
  public:
   // `grace`: how long a break outlives the frontend that held it.
+  // `max_message_bytes`: the server's limit on what a client sends, named
+  // to publishing libraries with the streams' message rate.
   TasksServiceImpl(SessionRegistry& sessions, const AccessPolicy& access, StreamHost& streams,
-                   std::chrono::seconds grace = std::chrono::seconds(30));
+                   uint32_t max_message_bytes, std::chrono::seconds grace = std::chrono::seconds(30));
   ~TasksServiceImpl() override;
 
   grpc::ServerBidiReactor<nodekeeper::v1::TaskEventBatch, nodekeeper::v1::TaskControl>* Publish(
@@ -49,6 +53,9 @@ class TasksServiceImpl final
   SessionRegistry& sessions_;
   const AccessPolicy& access_;
   StreamHost& streams_;
+  // The Publish stream's limits, as its initial metadata names them.
+  const std::string max_message_bytes_;
+  const std::string messages_per_second_;
   DebugHub hub_;
   DebugCommandPolicy policy_;
   // Runs the hub's grace periods.

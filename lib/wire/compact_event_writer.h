@@ -25,6 +25,10 @@ class CompactEventWriter {
   CompactEventWriter(const CompactEventWriter&) = delete;
   CompactEventWriter& operator=(const CompactEventWriter&) = delete;
 
+  // The most one record takes: its header byte, and its timestamp and four
+  // fields at ten bytes each.
+  static constexpr size_t kMaxRecordBytes = 1 + 10 * 5;
+
   // `r` as it is, but at `timestamp_ns`. Always inlined: GCC keeps it a
   // call in the shipper's loop, and a call an event is a fifth of its cost.
   [[gnu::always_inline]] void add(const TaskEventRecord& r, uint64_t timestamp_ns) {
@@ -69,6 +73,7 @@ class CompactEventWriter {
   static constexpr int kFields = 4;  // task, a, b, c
   // The timestamp and four fields, ten bytes each at most.
   static constexpr size_t kMaxRecordValueBytes = 10 * (1 + kFields);
+  static_assert(kMaxRecordBytes == 1 + kMaxRecordValueBytes);
   // Records are encoded into blocks, then appended at once: a string's
   // append per field (a capacity check, a size update and a call each)
   // cost more than the encoding itself.

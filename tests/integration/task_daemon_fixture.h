@@ -19,7 +19,8 @@ namespace nk::test {
 // without the daemon would.
 class TaskDaemonFixture : public DaemonFixture {
  protected:
-  explicit TaskDaemonFixture(std::string tag) : DaemonFixture(std::move(tag)) {}
+  explicit TaskDaemonFixture(std::string tag, std::vector<std::string> daemon_args = {})
+      : DaemonFixture(std::move(tag), std::move(daemon_args)) {}
   void SetUp() override;
 
   std::vector<nodekeeper::v1::Session> sessions();

@@ -1,0 +1,37 @@
+#include "shipment_sizes.h"
+
+#include <algorithm>
+
+#include "wire/compact_event_writer.h"
+#include "wire/publish_limits.h"
+
+namespace nk::client {
+
+ShipmentSizes ShipmentSizes::forLimit(std::optional<uint32_t> daemon_limit) {
+  const size_t limit = std::max<size_t>(daemon_limit.value_or(wire::PublishLimits::kDefaultMessageBytes),
+                                        wire::PublishLimits::kMinMessageBytes);
+  ShipmentSizes sizes;
+  sizes.name_room = limit / 4;
+  sizes.message_cap = limit - sizes.name_room;
+  sizes.part_events = std::clamp<size_t>((sizes.message_cap - kPartFraming) / wire::CompactEventWriter::kMaxRecordBytes,
+                                         1, kPartEvents);
+  sizes.message_bytes = std::min(kMessageBytes, sizes.message_cap);
+  sizes.name_bytes = sizes.name_room - kNameFraming;
+  return sizes;
+}
+
+size_t ShipmentSizes::worstPartBytes(size_t events) {
+  return events * wire::CompactEventWriter::kMaxRecordBytes + kPartFraming;
+}
+
+void ShipmentSizes::fitName(std::string& name) const {
+  if (name.size() <= name_bytes) return;
+  static constexpr std::string_view kCut = "...";
+  size_t keep = name_bytes - kCut.size();
+  // Back to the first byte of a character: UTF-8's continuation bytes are 10xxxxxx.
+  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+  name.resize(keep);
+  name += kCut;
+}
+
+}  // namespace nk::client
