@@ -16,6 +16,7 @@
 // threads wait for room (the library's exit line, under NK_DEBUG): where a
 // ratio over 1 comes from. Last, the Perfetto and OTF2 exports of the last
 // lossless session, timed with their sizes and the CLI's peak memory.
+// Each run starts once the host has written back what earlier ones wrote.
 // Goal (issue 19): 30 M tasks lossless at no more than 1.5 times the
 // program's own time on this 2-core machine, daemon under 500 MB.
 //
@@ -24,6 +25,7 @@
 // Needs NK_DAEMON, NK_CLIENT_LIB, NK_UTS_PROGRAM; NK_CLI for the exports.
 #include <grpcpp/grpcpp.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -239,6 +241,10 @@ int main(int argc, char** argv) {
   std::printf("recorder_pace_bench: UTS-shaped tree, depth %d, %d thread(s), %d round(s)\n", depth, threads, rounds);
   for (int round = 0; round < rounds; ++round) {
     for (const Setup& setup : setups) {
+      // No run pays for an earlier one's writes: LTTng's 3.7 GB trace or a
+      // recording (written and then compressed) was still going to disk
+      // under the runs after it, the kernel writing it back 30 s on.
+      ::sync();
       const double cpu_before = cpuSeconds(daemon.pid());
       Run run;
       std::optional<nk::bench::PrivateLttng::Recorded> traced;
