@@ -17,6 +17,7 @@ ShipmentSizes ShipmentSizes::forLimit(std::optional<uint32_t> daemon_limit) {
                                          1, kPartEvents);
   sizes.message_bytes = std::min(kMessageBytes, sizes.message_cap);
   sizes.name_bytes = sizes.name_room - kNameFraming;
+  sizes.names_message_bytes = limit - kPartFraming;
   return sizes;
 }
 

@@ -33,6 +33,9 @@ struct ShipmentSizes {
   // What names may add to a message of events: the limit less message_cap.
   size_t name_room = 0;
   size_t name_bytes = 0;
+  // A message of names alone (those that did not fit beside the events)
+  // is sent before it would pass this.
+  size_t names_message_bytes = 0;
 
   // For a daemon that takes messages of `daemon_limit` bytes at the most
   // (nullopt: it did not say, so gRPC's default, which older daemons have).

@@ -401,7 +401,7 @@ bool TaskShipper::shipOnce() {
         room -= bytes;
         f = batch.add_functions();
       } else {
-        if (names_bytes + bytes > sizes.message_cap + sizes.name_room - ShipmentSizes::kPartFraming) {
+        if (names_bytes + bytes > sizes.names_message_bytes) {
           send(names, 0, now);
           names.Clear();
           names_bytes = 0;

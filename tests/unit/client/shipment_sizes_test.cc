@@ -98,7 +98,8 @@ TEST(ShipmentSizes, TheLargestMessageFitsEveryLimitADaemonMayHave) {
     f->set_key(UINT64_MAX);
     f->set_name(name);
     EXPECT_LE(names.ByteSizeLong(), ShipmentSizes::nameBytes(name));
-    EXPECT_LE(ShipmentSizes::nameBytes(name), sizes.message_cap + sizes.name_room - ShipmentSizes::kPartFraming);
+    EXPECT_LE(ShipmentSizes::nameBytes(name), sizes.names_message_bytes);
+    EXPECT_LE(sizes.names_message_bytes, limit);
   }
 }
 
