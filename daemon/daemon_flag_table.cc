@@ -307,7 +307,7 @@ const std::vector<Flag>& table() {
        .section = kConnections,
        .help = "messages a client may send on one stream, on average\n"
                "with a burst of one second's worth; a faster stream\n"
-               "ends with RESOURCE_EXHAUSTED (default 10000)",
+               "is read no faster (default 10000)",
        .range = Range{1, 10000000},
        .set = number(&DaemonConfig::stream_messages_per_second)},
       {.name = "--max-message-bytes",

@@ -23,10 +23,6 @@ void AppControlStream::OnReadDone(bool ok) {
     if (attached_) (void)apps_.endControl(app_id_);
     return;
   }
-  if (!withinRate("Apps.Control")) {
-    if (attached_) (void)apps_.endControl(app_id_);
-    return;
-  }
   if (!attached_) {
     if (Status attached = attach(); !attached) {
       finish(toGrpcStatus(attached));
@@ -35,7 +31,7 @@ void AppControlStream::OnReadDone(bool ok) {
   } else if (report_.team_size() > 0) {
     (void)apps_.report(app_id_, report_.team_size());
   }
-  StartRead(&report_);
+  readNext(&report_, "Apps.Control");
 }
 
 Status AppControlStream::attach() {

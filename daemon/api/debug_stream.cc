@@ -26,7 +26,6 @@ void DebugStream::OnReadDone(bool ok) {
       finish(grpc::Status::OK);  // closed before attaching
     return;
   }
-  if (!withinRate("Tasks.Debug")) return;
   if (!attached_) {
     if (Status attached = attach(); !attached) {
       finish(toGrpcStatus(attached));
@@ -35,7 +34,7 @@ void DebugStream::OnReadDone(bool ok) {
   } else {
     policy_.handle(frontend_, session_, caller_, command_);
   }
-  StartRead(&command_);
+  readNext(&command_, "Tasks.Debug");
 }
 
 Status DebugStream::attach() {

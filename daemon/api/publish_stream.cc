@@ -36,12 +36,11 @@ void PublishStream::OnReadDone(bool ok) {
     finish(grpc::Status::OK);  // the app closed its side (or the call is over)
     return;
   }
-  if (!withinRate("Tasks.Publish")) return;
   if (Status taken = take(); !taken) {
     finish(toGrpcStatus(taken));
     return;
   }
-  StartRead(&batch_);
+  readNext(&batch_, "Tasks.Publish");
 }
 
 Status PublishStream::take() {

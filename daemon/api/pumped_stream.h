@@ -2,12 +2,12 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string_view>
 
 #include "api/message_rate_limit.h"
-#include "api/status_mapping.h"
 #include "api/stream_host.h"
 
 namespace nk {
@@ -81,6 +81,12 @@ class PumpedStream : public Reactor {
 
   void OnDone() override {
     if (pump_id_ != 0) host_.pump().remove(pump_id_);
+    StreamPump::Id held_pump_id = 0;
+    {
+      std::lock_guard lock(state_mutex_);
+      held_pump_id = held_pump_id_;
+    }
+    if (held_pump_id != 0) host_.pump().remove(held_pump_id);
     ended();
     host_.release(this);  // destroys this stream: nothing may follow
   }
@@ -94,13 +100,40 @@ class PumpedStream : public Reactor {
 
   const StreamHost::Slot& slot() const { return slot_; }
 
-  // Counts one message the client sent on `method`'s stream. Past the
-  // host's rate it ends the stream RESOURCE_EXHAUSTED (logged at most once
-  // a minute per user) and returns false.
-  bool withinRate(std::string_view method) {
-    if (rate_.admit(MessageRateLimit::Clock::now())) return true;
-    finish(toGrpcStatus(host_.overRate(slot_.uid(), slot_.pid(), method)));
-    return false;
+  // Counts the message the client just sent on `method`'s stream and reads
+  // the next into `request`: at once within the host's rate, or else once
+  // the rate allows (the pump looks each period). A client that sends
+  // faster is slowed, as a full socket slows it, and loses nothing: ending
+  // its stream instead punished an honest one whose messages the daemon,
+  // stalled for a while on a busy node, then found in a clump. What waits
+  // meanwhile is bounded by gRPC's flow-control window. Logged at most once
+  // a minute per user.
+  template <class Request>
+  void readNext(Request* request, std::string_view method) {
+    const auto now = MessageRateLimit::Clock::now();
+    const auto wait = rate_.take(now);
+    if (wait <= wait.zero()) {
+      this->StartRead(request);
+      return;
+    }
+    host_.heldToRate(slot_.uid(), slot_.pid(), method);
+    bool watch = false;
+    {
+      std::lock_guard lock(state_mutex_);
+      if (finish_called_) return;
+      held_read_ = [this, request] { this->StartRead(request); };
+      held_until_ = now + wait;
+      watch = held_pump_id_ == 0;
+      if (watch) held_pump_id_ = kAddingPoll;
+    }
+    // Once for the stream's life (a poll may not remove itself); OnDone
+    // removes it. Added outside the lock: the pump holds its own while a
+    // poll runs, and the poll takes this one.
+    if (watch) {
+      const StreamPump::Id id = host_.pump().add([this] { resumeHeldRead(); });
+      std::lock_guard lock(state_mutex_);
+      held_pump_id_ = id;
+    }
   }
   StreamHost& host() { return host_; }
 
@@ -143,6 +176,21 @@ class PumpedStream : public Reactor {
     }
   }
 
+  // From the pump: a read held for the rate starts once it is due. Under
+  // the state lock, so that it starts before Finish or not at all
+  // (writeNext marks finish_called_ under the same lock first); gRPC runs
+  // the OnReadDone it leads to on its own threads, never inside StartRead.
+  void resumeHeldRead() {
+    std::lock_guard lock(state_mutex_);
+    if (!held_read_ || finish_called_ || MessageRateLimit::Clock::now() < held_until_) return;
+    std::function<void()> read = std::move(held_read_);
+    held_read_ = nullptr;
+    read();
+  }
+
+  // held_pump_id_ while readNext adds the poll, so that only one is added.
+  static constexpr StreamPump::Id kAddingPoll = ~StreamPump::Id{0};
+
   StreamHost& host_;
   StreamHost::Slot slot_;
   MessageRateLimit rate_;  // of what the client sends (reading streams only)
@@ -152,6 +200,9 @@ class PumpedStream : public Reactor {
   bool again_ = false;    // woken while the role was held: look once more
   std::optional<grpc::Status> finish_wanted_;
   bool finish_called_ = false;
+  std::function<void()> held_read_;  // the next read, held for the rate
+  MessageRateLimit::Clock::time_point held_until_;
+  StreamPump::Id held_pump_id_ = 0;  // the poll that resumes held reads
   Response message_;
 };
 

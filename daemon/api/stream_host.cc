@@ -51,13 +51,12 @@ Result<StreamHost::Slot> StreamHost::admit(const PeerCredentials& peer, std::str
   return resourceExhausted("no more streams: " + why);
 }
 
-Error StreamHost::overRate(uid_t uid, pid_t pid, std::string_view method) {
-  std::string why = std::string(method) + " stream sent more than " + std::to_string(settings_.messages_per_second) +
-                    " messages a second (stream_messages_per_second)";
+void StreamHost::heldToRate(uid_t uid, pid_t pid, std::string_view method) {
   if (mayLog(uid) && log_warning_)
-    log_warning_("ending a " + why + " of uid " + std::to_string(uid) + " (pid " + std::to_string(pid) +
-                 "); logged at most once a minute per user");
-  return resourceExhausted("the " + why);
+    log_warning_("holding a " + std::string(method) + " stream of uid " + std::to_string(uid) + " (pid " +
+                 std::to_string(pid) + ") to " + std::to_string(settings_.messages_per_second) +
+                 " messages a second (stream_messages_per_second): it sent faster; logged at most once a minute "
+                 "per user");
 }
 
 bool StreamHost::mayLog(uid_t uid) {

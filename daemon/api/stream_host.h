@@ -29,8 +29,8 @@ class StreamHost {
  public:
   struct Settings {
     ConnectionLimits::Settings streams{.per_user = 256, .total = 4096};
-    // What one stream's client may send; past it the stream ends with
-    // RESOURCE_EXHAUSTED.
+    // What one stream's client may send; past it the stream is read no
+    // faster (PumpedStream::readNext).
     uint32_t messages_per_second = 10000;
     std::chrono::milliseconds pump_period{20};
   };
@@ -74,9 +74,9 @@ class StreamHost {
     releaseObject(dynamic_cast<const void*>(stream));
   }
 
-  // A client of `uid` sent faster than the per-stream rate: says so, at most
-  // once a minute per user. Returns the status that ends its stream.
-  Error overRate(uid_t uid, pid_t pid, std::string_view method);
+  // A client of `uid` sent faster than the per-stream rate and its stream's
+  // reads are held back to it: says so, at most once a minute per user.
+  void heldToRate(uid_t uid, pid_t pid, std::string_view method);
 
   MessageRateLimit rateLimit() const { return MessageRateLimit(settings_.messages_per_second); }
   StreamPump& pump() { return pump_; }

@@ -5,9 +5,10 @@
 //     telemetry streams each, reads one message from each and no more, prints
 //     "settled admitted=A refused=R other=O" once every stream has answered
 //     or ended, and holds them until killed.
-//   stream_holder UID flood SOCKET
-//     sends empty task batches on one Publish stream as fast as it can and
-//     prints "ended CODE sent=N" when the daemon ends the stream.
+//   stream_holder UID flood SOCKET N
+//     sends N empty task batches on one Publish stream as fast as it can,
+//     closes it and prints "ended CODE sent=N seconds=S" once the daemon
+//     has read them all (or ended the stream).
 //   stream_holder UID big SOCKET BYTES
 //     sends one task batch of about BYTES and prints "ended CODE".
 #include <grp.h>
@@ -95,17 +96,19 @@ int hold(const std::string& socket, int connections, int per_connection, uint32_
   while (true) pause();
 }
 
-int flood(const std::string& socket) {
+int flood(const std::string& socket, long messages) {
   auto stub = v1::TasksService::NewStub(channelTo(socket));
   grpc::ClientContext context;
+  const auto start = std::chrono::steady_clock::now();
   auto stream = stub->Publish(&context);
   v1::TaskEventBatch empty;
   long sent = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  while (std::chrono::steady_clock::now() < deadline && stream->Write(empty)) ++sent;
+  while (sent < messages && stream->Write(empty)) ++sent;
   stream->WritesDone();
   grpc::Status status = stream->Finish();
-  std::cout << "ended " << status.error_code() << " sent=" << sent << " " << status.error_message() << std::endl;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "ended " << status.error_code() << " sent=" << sent << " seconds=" << seconds << " "
+            << status.error_message() << std::endl;
   return 0;
 }
 
@@ -140,7 +143,7 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (mode == "hold" && argc == 7) return hold(socket, std::atoi(argv[4]), std::atoi(argv[5]), std::atoi(argv[6]));
-  if (mode == "flood") return flood(socket);
+  if (mode == "flood" && argc == 5) return flood(socket, std::stol(argv[4]));
   if (mode == "big" && argc == 5) return big(socket, std::stoul(argv[4]));
   std::cerr << "stream_holder: bad arguments\n";
   return 2;

@@ -200,6 +200,43 @@ TEST_F(TasksUnderTightLimitsTest, ALosslessProgramKeepsUnderThemAndLosesNothing)
                                               constructName("fib_task", "#pragma omp task shared(b)")}));
 }
 
+// A daemon at a low message rate that stalls (stopped here for 3 s, as a
+// busy node may hold it) then finds the messages the program sent meanwhile
+// in a clump, more than the rate's one-second burst. The program kept to
+// the rate; the daemon reads the clump as the rate allows and the recording
+// loses nothing. (The daemon used to count the clump against the rate and
+// end the stream: the rest of the program's events were lost.)
+class TasksUnderALowRateTest : public TasksTest {
+ protected:
+  TasksUnderALowRateTest() : TasksTest({"--stream-messages-per-second", "20"}) {}
+};
+
+TEST_F(TasksUnderALowRateTest, AClumpAfterTheDaemonStallsIsReadAtTheRateAndNothingIsLost) {
+  // About 3 s of 2,000 us tasks on 2 cores: events all along the stall.
+  const long tasks = 3000;
+  BackgroundProgram program;
+  ASSERT_TRUE(program.start(programArgv({"steady", std::to_string(tasks), "2000"}, "lossless", {"NK_DEBUG=1"}),
+                            dir_ / "clump.out", dir_ / "clump.err"));
+  ASSERT_TRUE(waitFor([&] { return !sessions().empty(); }, 60s)) << program.err();
+  ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
+  std::this_thread::sleep_for(3s);
+  ::kill(daemon_.pid(), SIGCONT);
+  ASSERT_EQ(program.wait(120s), 0) << program.err();
+  EXPECT_NE(program.out().find("tasks=" + std::to_string(tasks)), std::string::npos) << program.out();
+  const std::string err = program.err();
+  EXPECT_NE(err.find(" 0 lost"), std::string::npos) << err;
+  EXPECT_NE(err.find(" 0 dropped"), std::string::npos) << err;
+  EXPECT_EQ(err.find("not reaching"), std::string::npos) << err;
+  auto list = sessions();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].tasks(), static_cast<uint64_t>(tasks));
+  EXPECT_EQ(list[0].recording_stopped(), "");
+  // It was held to the rate: the stalled daemon found more than a second's
+  // worth waiting (else this test would not test the clump).
+  const std::string log = readFile(daemon_.stderrPath());
+  EXPECT_NE(log.find("holding a Tasks.Publish stream of uid " + std::to_string(geteuid())), std::string::npos) << log;
+}
+
 // Under NK_DEBUG a normal lossless exit says what recording cost the
 // program: every event sent, how long its threads waited for room, and the
 // shipper thread's CPU (read when it ends, so a few thousand tasks show).

@@ -7,8 +7,11 @@
 #include <functional>
 #include <utility>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "testlib/wait_for.h"
 
 namespace nk {
 namespace {
@@ -26,6 +29,12 @@ class FakeReactor {
     std::lock_guard lock(mutex_);
     written_.push_back(*message);
     if (++in_flight_ > max_in_flight_) max_in_flight_ = in_flight_;
+  }
+  // A reading reactor's (ServerBidiReactor's) next read.
+  void StartRead(int*) {
+    std::lock_guard lock(mutex_);
+    ++reads_;
+    read_after_finish_ = read_after_finish_ || !statuses_.empty();
   }
   void Finish(grpc::Status status) {
     std::lock_guard lock(mutex_);
@@ -63,6 +72,14 @@ class FakeReactor {
     std::lock_guard lock(mutex_);
     return finished_while_writing_;
   }
+  int reads() const {
+    std::lock_guard lock(mutex_);
+    return reads_;
+  }
+  bool readAfterFinish() const {
+    std::lock_guard lock(mutex_);
+    return read_after_finish_;
+  }
 
  private:
   mutable std::mutex mutex_;
@@ -71,6 +88,8 @@ class FakeReactor {
   int in_flight_ = 0;
   int max_in_flight_ = 0;
   bool finished_while_writing_ = false;
+  int reads_ = 0;
+  bool read_after_finish_ = false;
 };
 
 // Sends what is pushed; ends (OK) once told to and drained.
@@ -258,6 +277,85 @@ TEST_F(PumpedStreamTest, ManyWakersOneWriter) {
   EXPECT_EQ(stream->concurrentNexts(), 1);
   stream->OnCancel();
   stream->OnDone();
+}
+
+}  // namespace
+}  // namespace nk
+
+namespace nk {
+namespace {
+
+using nk::test::waitFor;
+
+// Reads what its client sends and sends nothing: the reading half alone.
+class ReadingStream final : public PumpedStream<FakeReactor, int> {
+ public:
+  ReadingStream(StreamHost& host, StreamHost::Slot slot, bool& destroyed)
+      : PumpedStream(host, std::move(slot)), destroyed_(destroyed) {}
+  ~ReadingStream() override { destroyed_ = true; }
+  // gRPC's side: a message arrived; the stream reads on.
+  void messageRead() { readNext(&request_, "Test.Read"); }
+
+ private:
+  Step next(int&, grpc::Status&) override { return Step::kWait; }
+  bool& destroyed_;
+  int request_ = 0;
+};
+
+struct RateHeldStreamTest : ::testing::Test {
+  std::vector<std::string> logged;
+  std::mutex logged_mutex;
+  StreamHost host{StreamHost::Settings{.messages_per_second = 20, .pump_period = std::chrono::milliseconds(1)},
+                  [this](const std::string& line) {
+                    std::lock_guard lock(logged_mutex);
+                    logged.push_back(line);
+                  }};
+  bool destroyed = false;
+
+  ReadingStream* make() {
+    PeerCredentials peer;
+    peer.uid = 1000;
+    peer.pid = 4242;
+    auto slot = host.admit(peer, "test");
+    EXPECT_TRUE(slot);
+    return host.adopt(std::make_unique<ReadingStream>(host, std::move(*slot), destroyed));
+  }
+};
+
+TEST_F(RateHeldStreamTest, PastTheRateTheNextReadWaitsAndTheStreamLivesOn) {
+  ReadingStream* stream = make();
+  for (int i = 0; i < 20; ++i) stream->messageRead();
+  EXPECT_EQ(stream->reads(), 20) << "the burst is read at once";
+  stream->messageRead();
+  EXPECT_EQ(stream->reads(), 20) << "the 21st message's successor waits for the rate";
+  EXPECT_TRUE(waitFor([&] { return stream->reads() == 21; }, std::chrono::seconds(30)));
+  EXPECT_TRUE(stream->statuses().empty()) << "slowed, not ended";
+  {
+    std::lock_guard lock(logged_mutex);
+    ASSERT_EQ(logged.size(), 1u);
+    EXPECT_NE(logged[0].find("holding a Test.Read stream of uid 1000 (pid 4242) to 20 messages a second"),
+              std::string::npos)
+        << logged[0];
+  }
+  stream->messageRead();  // held again, and resumed again: the pump keeps looking
+  EXPECT_TRUE(waitFor([&] { return stream->reads() == 22; }, std::chrono::seconds(30)));
+  stream->OnCancel();
+  stream->OnDone();
+  EXPECT_TRUE(destroyed);
+}
+
+TEST_F(RateHeldStreamTest, AHeldReadNeverStartsAfterTheStreamFinishes) {
+  ReadingStream* stream = make();
+  for (int i = 0; i < 21; ++i) stream->messageRead();
+  ASSERT_EQ(stream->reads(), 20);
+  stream->finish(grpc::Status::OK);  // the client went away meanwhile
+  ASSERT_EQ(stream->statuses().size(), 1u);
+  // Past the hold (50 ms at 20 a second) and many pump periods.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(stream->reads(), 20);
+  EXPECT_FALSE(stream->readAfterFinish());
+  stream->OnDone();  // removes the pump's poll: nothing calls into the stream once it is gone
+  EXPECT_TRUE(destroyed);
 }
 
 }  // namespace
