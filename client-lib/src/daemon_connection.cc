@@ -115,6 +115,7 @@ struct DaemonConnection::State {
   bool done = false;
   PendingChanges pending;                          // guarded by mutex
   grpc::ClientContext* control_context = nullptr;  // to cancel the stream on stop
+  grpc::ClientContext* call_context = nullptr;     // a registered app's call, likewise
 
   std::atomic<uint32_t> team_size{0};
   std::atomic<bool> managed{false};
@@ -133,6 +134,10 @@ struct DaemonConnection::State {
   void sendPowerBudget(v1::AppsService::Stub& stub, uint64_t app_id, uint64_t mw);
   bool runControlStream(v1::AppsService::Stub& stub, uint64_t app_id);
   bool openControl(grpc::ClientContext& context);
+  // A registered app's unary call, which stop() may cancel: false (and no
+  // call) when stop() came first.
+  bool openCall(grpc::ClientContext& context);
+  void closeCall();
   void readDecisions(ControlStream& stream, std::atomic<bool>& broken);
   bool reportUntilBroken(ControlStream& stream, v1::AppsService::Stub& stub, uint64_t app_id,
                          const std::atomic<bool>& broken);
@@ -143,6 +148,9 @@ struct DaemonConnection::State {
   void debug(const std::string& line);
   std::chrono::system_clock::time_point deadline() const {
     return std::chrono::system_clock::now() + options.rpc_deadline;
+  }
+  std::chrono::system_clock::time_point sessionDeadline() const {
+    return std::chrono::system_clock::now() + options.session_rpc_deadline;
   }
 };
 
@@ -162,13 +170,15 @@ void DaemonConnection::start() {
   }).detach();
 }
 
-// Asks the thread to unregister and leave; waits at most `grace` (the RPCs
-// have their own short deadlines, so this only expires if gRPC misbehaves).
+// Asks the thread to unregister and leave; waits at most `grace` (what it
+// may be waiting on is cancelled, and UnregisterApp has a short deadline, so
+// this only expires if gRPC misbehaves).
 void DaemonConnection::stop(std::chrono::milliseconds grace) {
   std::unique_lock lock(state_->mutex);
   if (!state_->stopping) {
     state_->stopping = true;
     if (state_->control_context) state_->control_context->TryCancel();
+    if (state_->call_context) state_->call_context->TryCancel();
     state_->wake.notify_all();
   }
   state_->wake.wait_for(lock, grace, [&] { return state_->done; });
@@ -277,8 +287,9 @@ bool DaemonConnection::State::session(Backoff& backoff) {
 
   if (grpc::Status status = sendPending(*stub, *app_id, true); !status.ok()) {
     unregister(*stub, *app_id);  // else the next RegisterApp finds it registered already
+    if (stoppingNow()) return true;  // cancelled by stop(): no failure
     lost("thread registration failed: " + describe(status), status);
-    return stoppingNow();
+    return false;
   }
   return runControlStream(*stub, *app_id);
 }
@@ -344,8 +355,10 @@ grpc::Status DaemonConnection::State::sendThreadChanges(v1::AppsService::Stub& s
     request.set_end(change.ended);
     v1::RegisterThreadResponse response;
     grpc::ClientContext context;
-    context.set_deadline(deadline());
+    context.set_deadline(sessionDeadline());
+    if (!openCall(context)) return grpc::Status(grpc::StatusCode::CANCELLED, "the program is ending");
     grpc::Status status = stub.RegisterThread(&context, request, &response);
+    closeCall();
     if (!status.ok()) return status;
     debug(std::string(change.ended ? "thread ended " : "thread registered ") + std::to_string(change.tid));
   }
@@ -358,9 +371,12 @@ void DaemonConnection::State::sendPowerBudget(v1::AppsService::Stub& stub, uint6
   request.set_power_budget_mw(mw);
   v1::App response;
   grpc::ClientContext context;
-  context.set_deadline(deadline());
+  context.set_deadline(sessionDeadline());
+  if (!openCall(context)) return;
   grpc::Status status = stub.SetPowerBudget(&context, request, &response);
-  if (!status.ok()) say("nodekeeper: power budget of " + std::to_string(mw) + " mW refused (" + describe(status) + ")");
+  closeCall();
+  if (!status.ok() && !stoppingNow())
+    say("nodekeeper: power budget of " + std::to_string(mw) + " mW refused (" + describe(status) + ")");
 }
 
 // Reports out and thread-count decisions in, until the stream breaks or the
@@ -392,6 +408,18 @@ bool DaemonConnection::State::openControl(grpc::ClientContext& context) {
   if (stopping) return false;
   control_context = &context;
   return true;
+}
+
+bool DaemonConnection::State::openCall(grpc::ClientContext& context) {
+  std::lock_guard lock(mutex);
+  if (stopping) return false;
+  call_context = &context;
+  return true;
+}
+
+void DaemonConnection::State::closeCall() {
+  std::lock_guard lock(mutex);
+  call_context = nullptr;
 }
 
 // The reader thread: applies each decision, then wakes the reporter when

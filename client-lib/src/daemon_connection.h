@@ -15,7 +15,15 @@ struct DaemonConnectionOptions {
   uint32_t max_threads = 0;
   uint64_t power_budget_mw = 0;
   bool tracing_only = false;  // see ClientOptions::tracingOnly
+  // RegisterApp, and UnregisterApp as the program ends: whether a daemon
+  // answers at all is learned quickly (the program never waits for it).
   std::chrono::milliseconds rpc_deadline{300};
+  // A registered app's calls (its threads, its budget). A daemon slow to
+  // answer for a while (a busy node, a stall) is not taken for gone: that
+  // gave back the daemon's decisions and registered the program as a new
+  // app each time a thread's registration took over rpc_deadline. One
+  // silent this long is gone. stop() cancels a call in flight.
+  std::chrono::milliseconds session_rpc_deadline{10000};
   std::chrono::milliseconds report_interval{250};
   bool debug = false;
 };

@@ -38,6 +38,7 @@ class FakeAppsService final : public v1::AppsService::Service {
 
   grpc::Status RegisterApp(grpc::ServerContext*, const v1::RegisterAppRequest* request, v1::App* app) override {
     std::this_thread::sleep_for(register_delay_);
+    ++registrations_;
     app->set_app_id(7);
     app->set_name(request->name());
     budget_ = request->power_budget_mw();
@@ -46,6 +47,7 @@ class FakeAppsService final : public v1::AppsService::Service {
   }
   grpc::Status RegisterThread(grpc::ServerContext*, const v1::RegisterThreadRequest* request,
                               v1::RegisterThreadResponse*) override {
+    std::this_thread::sleep_for(thread_delay_);
     std::lock_guard lock(mutex_);
     if (!request->end()) tids_.insert(request->tid());
     return grpc::Status::OK;
@@ -72,6 +74,10 @@ class FakeAppsService final : public v1::AppsService::Service {
   std::atomic<bool> unregistered_{false};
   std::atomic<uint64_t> budget_{0};
   std::atomic<int> reports_{0};
+  std::atomic<int> registrations_{0};
+  // How long a thread's registration takes: a daemon slow to answer an app
+  // it has registered.
+  std::chrono::milliseconds thread_delay_{0};
 
  private:
   uint32_t d_;
@@ -189,6 +195,23 @@ TEST_P(ClientToolTest, HangingDaemonDoesNotHangTheProgram) {
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_LT(took, 3s);
   EXPECT_EQ(result.err, "") << "a slow daemon was reported as absent";
+}
+
+// A registered app whose threads the daemon takes half a second each to
+// register (a busy node) keeps its registration. It used to give up on the
+// call after 300 ms, give back what the daemon had decided and register
+// anew as another app, for as long as the daemon stayed slow.
+TEST_P(ClientToolTest, ASlowAnswerToARegisteredAppIsWaitedFor) {
+  auto& service = ownService<FakeAppsService>(0);
+  service.thread_delay_ = 500ms;
+  serve(&service);
+  // Ten regions half a second apart: time for the four threads' two seconds
+  // of registrations.
+  auto result = run({}, {"10", "500000"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(service.registrations_, 1);
+  EXPECT_EQ(service.threads(), 4u);
+  EXPECT_EQ(result.err, "") << "a slow daemon was reported";
 }
 
 TEST_P(ClientToolTest, DaemonDecisionDrivesTheTeamSize) {
