@@ -20,6 +20,7 @@
 
 #include "nodekeeper/v1/apps.grpc.pb.h"
 #include "testlib/run_program.h"
+#include "testlib/wait_for.h"
 #include "testlib/temp_dir.h"
 #include "testlib/test_env.h"
 
@@ -212,6 +213,23 @@ TEST_P(ClientToolTest, ASlowAnswerToARegisteredAppIsWaitedFor) {
   EXPECT_EQ(service.registrations_, 1);
   EXPECT_EQ(service.threads(), 4u);
   EXPECT_EQ(result.err, "") << "a slow daemon was reported";
+}
+
+// A program that ends while such a call waits cancels it and unregisters:
+// it neither waits for the daemon nor leaves its registration behind.
+TEST_P(ClientToolTest, AProgramThatEndsCancelsASlowCallAndUnregisters) {
+  auto& service = ownService<FakeAppsService>(0);
+  service.thread_delay_ = 3s;
+  serve(&service);
+  ASSERT_TRUE(waitFor([&] {
+    auto result = run({}, {"4"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "") << "a slow daemon was reported";
+    // Registered before the program ended (a loaded host may start the
+    // link's thread late): else there was nothing to cancel; run again.
+    return service.registrations_ > 0;
+  }, 60s));
+  EXPECT_TRUE(waitFor([&] { return service.unregistered_.load(); }, 10s));
 }
 
 TEST_P(ClientToolTest, DaemonDecisionDrivesTheTeamSize) {
