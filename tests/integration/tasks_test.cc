@@ -200,7 +200,7 @@ TEST_F(TasksUnderTightLimitsTest, ALosslessProgramKeepsUnderThemAndLosesNothing)
                                               constructName("fib_task", "#pragma omp task shared(b)")}));
 }
 
-// A daemon at a low message rate that stalls (stopped here for 3 s, as a
+// A daemon at a low message rate that stalls (stopped here for 4 s, as a
 // busy node may hold it) then finds the messages the program sent meanwhile
 // in a clump, more than the rate's one-second burst. The program kept to
 // the rate; the daemon reads the clump as the rate allows and the recording
@@ -212,14 +212,16 @@ class TasksUnderALowRateTest : public TasksTest {
 };
 
 TEST_F(TasksUnderALowRateTest, AClumpAfterTheDaemonStallsIsReadAtTheRateAndNothingIsLost) {
-  // About 3 s of 2,000 us tasks on 2 cores: events all along the stall.
-  const long tasks = 3000;
+  // About 4 s of 2,000 us tasks on 2 cores: events all along the stall.
+  const long tasks = 4000;
   BackgroundProgram program;
   ASSERT_TRUE(program.start(programArgv({"steady", std::to_string(tasks), "2000"}, "lossless", {"NK_DEBUG=1"}),
                             dir_ / "clump.out", dir_ / "clump.err"));
   ASSERT_TRUE(waitFor([&] { return !sessions().empty(); }, 60s)) << program.err();
+  // 4 s: the program, paced at nine tenths of the rate, sends up to 3.6
+  // seconds' worth meanwhile, where more than one second's is a clump.
   ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
-  std::this_thread::sleep_for(3s);
+  std::this_thread::sleep_for(4s);
   ::kill(daemon_.pid(), SIGCONT);
   ASSERT_EQ(program.wait(120s), 0) << program.err();
   EXPECT_NE(program.out().find("tasks=" + std::to_string(tasks)), std::string::npos) << program.out();
