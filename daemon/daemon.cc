@@ -234,16 +234,29 @@ Status Daemon::loadPeerToken() {
   return {};
 }
 
-// The certificate, key and CA of mutual TLS, read and checked once; without
+// The certificate, key and CA of mutual TLS, read and checked; without
 // them peer traffic is in clear, which the log says where there is any.
 Status Daemon::loadPeerTls() {
   if (!options_.peerTls()) {
-    peer_transport_ = std::make_shared<const PeerTransport>();
+    peer_transport_ = std::make_shared<PeerTransport>();
     if (!options_.listen_address.empty() || !options_.peer_token_file.empty())
       Logger::warning("peer traffic is in clear: the peer token and the fault tree's messages cross the network "
                       "readable and replayable; give --peer-cert, --peer-key and --peer-ca for mutual TLS");
     return {};
   }
+  auto files = checkedPeerTlsFiles();
+  if (!files) return files.error();
+  auto copies = PeerTlsCopies::open(options_.state_dir / "peer-tls");
+  if (!copies) return copies.error();
+  auto transport = PeerTransport::overMutualTls(std::move(*files), std::move(*copies));
+  if (!transport) return transport.error();
+  peer_transport_ = std::move(*transport);
+  Logger::info("peers over mutual TLS: " + peer_transport_->describe(),
+               {{"PEER_CERT", options_.peer_cert_file.string()}, {"PEER_CA", options_.peer_ca_file.string()}});
+  return {};
+}
+
+Result<PeerTlsFiles> Daemon::checkedPeerTlsFiles() const {
   auto files = PeerTlsFiles::load({options_.peer_cert_file, options_.peer_key_file, options_.peer_ca_file});
   if (!files) return files.error();
   // Over TLS a peer is who its certificate names: the others take this
@@ -253,10 +266,30 @@ Status Daemon::loadPeerTls() {
                            "' (its CN), but this node is '" + node_name_ +
                            "' (--node-name, or the host name): peers would refuse its heartbeats; give this node's "
                            "own certificate, or --node-name " + files->commonName());
-  peer_transport_ = std::make_shared<const PeerTransport>(std::move(*files));
-  Logger::info("peers over mutual TLS: " + peer_transport_->describe(),
+  return files;
+}
+
+// SIGHUP: the certificate, key and CA again, from the same paths (a renewed
+// certificate is written over the old one). Files with an error leave those
+// in force as they were: a half-done renewal must not cut the node off.
+void Daemon::reloadPeerTls() {
+  if (!peer_transport_ || !peer_transport_->mutualTls()) return;
+  auto files = checkedPeerTlsFiles();
+  if (!files) {
+    Logger::error("SIGHUP: keeping the peer certificate in force (" + peer_transport_->describe() +
+                      "): " + files.error().message,
+                  {{"PEER_CERT", options_.peer_cert_file.string()}});
+    return;
+  }
+  if (Status s = peer_transport_->replace(std::move(*files)); !s) {
+    Logger::error("SIGHUP: keeping the peer certificate in force: " + s.error().message,
+                  {{"PEER_CERT", options_.peer_cert_file.string()}});
+    return;
+  }
+  Logger::info("SIGHUP: reloaded the peer certificate, key and CA: " + peer_transport_->describe() +
+                   "; new connections use them within " +
+                   std::to_string(PeerTransport::kPickedUpWithin.count()) + " s, those up keep theirs",
                {{"PEER_CERT", options_.peer_cert_file.string()}, {"PEER_CA", options_.peer_ca_file.string()}});
-  return {};
 }
 
 // The node controller over this host's hardware, or over an emulated node
@@ -609,6 +642,7 @@ int Daemon::run() {
     }
     if (sig == SIGHUP) {
       reloadFaultRules();
+      reloadPeerTls();
       continue;
     }
     if (watchdog) {

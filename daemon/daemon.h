@@ -27,6 +27,7 @@ class StreamHost;
 class SymptomStore;
 class PeerToken;
 class PeerTransport;
+class PeerTlsFiles;
 class GrpcPeerNetwork;
 class FaultReportLog;
 class FaultTreeCoordinator;
@@ -79,6 +80,8 @@ class Daemon {
 
   void stop();
   void reloadFaultRules();
+  void reloadPeerTls();
+  Result<PeerTlsFiles> checkedPeerTlsFiles() const;
 
   DaemonOptions options_;
   std::string node_name_;     // in fault trees: --node-name or the host name
@@ -95,7 +98,7 @@ class Daemon {
   std::unique_ptr<JobAppTerms> job_app_terms_;
   std::unique_ptr<SymptomStore> symptoms_;
   std::unique_ptr<PeerToken> peer_token_;
-  std::shared_ptr<const PeerTransport> peer_transport_;
+  std::shared_ptr<PeerTransport> peer_transport_;
   std::unique_ptr<GrpcPeerNetwork> peer_network_;
   std::unique_ptr<FaultReportLog> fault_reports_;
   std::unique_ptr<FaultTreeCoordinator> fault_tree_;

@@ -251,7 +251,8 @@ const std::vector<Flag>& table() {
        .section = kPeerTls,
        .help = "this node's certificate (PEM); with --peer-key and\n"
                "--peer-ca, peers talk over mutual TLS (default: in\n"
-               "clear, with a warning)",
+               "clear, with a warning); the three are read again on\n"
+               "SIGHUP, for a renewed certificate",
        .set = text(&DaemonConfig::peer_cert)},
       {.name = "--peer-key",
        .value = Value::kRequired,

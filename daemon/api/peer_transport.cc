@@ -2,29 +2,57 @@
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/server_credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_certificate_verifier.h>
+#include <grpcpp/security/tls_credentials_options.h>
 
 namespace nk {
 
+Result<std::shared_ptr<PeerTransport>> PeerTransport::overMutualTls(PeerTlsFiles files, PeerTlsCopies copies) {
+  if (Status s = copies.write(files); !s) return s.error();
+  auto transport = std::make_shared<PeerTransport>();
+  transport->provider_ = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+      copies.identityPath().string(), copies.identityPath().string(), copies.caPath().string(),
+      static_cast<unsigned>(kPickedUpWithin.count()));
+  transport->in_force_ = std::move(files);
+  transport->copies_ = std::move(copies);
+  return transport;
+}
+
 std::string PeerTransport::describe() const {
-  if (!tls_) return {};
-  return "this node is " + tls_->subject() + ", peers must chain to " + tls_->caSubject();
+  std::lock_guard lock(mutex_);
+  if (!in_force_) return {};
+  return "this node is " + in_force_->subject() + " (valid until " + in_force_->expiry() + "), peers must chain to " +
+         in_force_->caSubject();
+}
+
+Status PeerTransport::replace(PeerTlsFiles files) {
+  if (!copies_) return failedPrecondition("peer traffic is in clear: there are no TLS files to replace");
+  std::lock_guard lock(mutex_);
+  if (Status s = copies_->write(files); !s) return s;
+  in_force_ = std::move(files);
+  return {};
 }
 
 std::shared_ptr<grpc::ServerCredentials> PeerTransport::serverCredentials() const {
-  if (!tls_) return grpc::InsecureServerCredentials();
-  grpc::SslServerCredentialsOptions options(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  options.pem_root_certs = tls_->caPem();
-  options.pem_key_cert_pairs.push_back({tls_->privateKeyPem(), tls_->certificatePem()});
-  return grpc::SslServerCredentials(options);
+  if (!provider_) return grpc::InsecureServerCredentials();
+  grpc::experimental::TlsServerCredentialsOptions options(provider_);
+  options.watch_root_certs();
+  options.watch_identity_key_cert_pairs();
+  options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  return grpc::experimental::TlsServerCredentials(options);
 }
 
 std::shared_ptr<grpc::ChannelCredentials> PeerTransport::channelCredentials(std::string_view endpoint) const {
-  if (!tls_ || endpoint.starts_with("unix:")) return grpc::InsecureChannelCredentials();
-  grpc::SslCredentialsOptions options;
-  options.pem_root_certs = tls_->caPem();
-  options.pem_private_key = tls_->privateKeyPem();
-  options.pem_cert_chain = tls_->certificatePem();
-  return grpc::SslCredentials(options);
+  if (!provider_ || endpoint.starts_with("unix:")) return grpc::InsecureChannelCredentials();
+  grpc::experimental::TlsChannelCredentialsOptions options;
+  options.set_certificate_provider(provider_);
+  options.watch_root_certs();
+  options.watch_identity_key_cert_pairs();
+  options.set_verify_server_certs(true);
+  // Said outright: the certificate must name the host this channel dials.
+  options.set_certificate_verifier(std::make_shared<grpc::experimental::HostNameCertificateVerifier>());
+  return grpc::experimental::TlsCredentials(options);
 }
 
 }  // namespace nk

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <vector>
 
@@ -136,6 +137,14 @@ std::string commonNameOf(X509* cert) {
   return text;
 }
 
+std::string expiryOf(X509* cert) {
+  std::tm when{};
+  if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &when) != 1) return "(unreadable)";
+  char text[40];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &when);
+  return text;
+}
+
 // A key needs a passphrase: refuse to be asked for one.
 int noPassphrase(char*, int, int, void*) { return -1; }
 
@@ -198,6 +207,7 @@ Result<PeerTlsFiles> PeerTlsFiles::load(const Paths& paths) {
   PeerTlsFiles files;
   files.subject_ = subjectOf(certificate);
   files.common_name_ = commonNameOf(certificate);
+  files.expiry_ = expiryOf(certificate);
   files.ca_subject_ = subjectOf(sk_X509_value(authorities.get(), 0));
   files.certificate_pem_ = std::move(*certificate_pem);
   files.private_key_pem_ = std::move(*key_pem);

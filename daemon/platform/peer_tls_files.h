@@ -8,9 +8,9 @@
 namespace nk {
 
 // This daemon's certificate and key for mutual TLS with its peers, and the CA
-// their certificates must chain to, read once at start and checked there, so
-// that a bad file stops the start with one line instead of failing every
-// handshake later.
+// their certificates must chain to, read and checked at start (and again on
+// SIGHUP), so that a bad file stops the start (or is not taken) with one
+// line instead of failing every handshake later.
 class PeerTlsFiles {
  public:
   struct Paths {
@@ -35,6 +35,9 @@ class PeerTlsFiles {
   // The certificate's CN ("" if it has none): the node name peers know this
   // daemon by over TLS.
   const std::string& commonName() const { return common_name_; }
+  // When the certificate stops being valid, for the log: "2029-03-05 10:00:00
+  // UTC" (a certificate must be replaced before then; SIGHUP reloads it).
+  const std::string& expiry() const { return expiry_; }
 
  private:
   std::string certificate_pem_;
@@ -43,6 +46,7 @@ class PeerTlsFiles {
   std::string subject_;
   std::string ca_subject_;
   std::string common_name_;
+  std::string expiry_;
 };
 
 }  // namespace nk

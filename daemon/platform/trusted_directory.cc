@@ -191,7 +191,8 @@ Result<std::optional<std::string>> TrustedDirectory::readFile(std::string_view n
   return std::optional<std::string>(std::move(text));
 }
 
-Status TrustedDirectory::replaceFile(std::string_view name, std::string_view contents, mode_t mode) const {
+Status TrustedDirectory::replaceFile(std::string_view name, std::string_view contents, mode_t mode,
+                                     std::optional<timespec> modified) const {
   if (Status s = checkName(name); !s) return s;
   const std::string target(name);
   const std::string temp = target + ".tmp";
@@ -210,6 +211,10 @@ Status TrustedDirectory::replaceFile(std::string_view name, std::string_view con
     if (n < 0) return unavailable(temp_path.string() + ": " + errnoText(errno));
     data += n;
     left -= static_cast<size_t>(n);
+  }
+  if (modified) {
+    const timespec times[2] = {*modified, *modified};
+    if (::futimens(fd.get(), times) != 0) return unavailable(temp_path.string() + ": futimens: " + errnoText(errno));
   }
   if (::fsync(fd.get()) != 0) return unavailable(temp_path.string() + ": fsync: " + errnoText(errno));
   fd.reset(-1);

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <ctime>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -42,7 +43,10 @@ class TrustedDirectory {
   // file (name + ".tmp") is created afresh (O_EXCL|O_NOFOLLOW) after any
   // stale one is unlinked, fsynced, renamed over `name`, and the directory
   // fsynced: a crash leaves the old or the new contents, never a torn file.
-  Status replaceFile(std::string_view name, std::string_view contents, mode_t mode) const;
+  // `modified`, when given, is the new file's modification time, set before
+  // it takes the name (for a reader that tells versions apart by it).
+  Status replaceFile(std::string_view name, std::string_view contents, mode_t mode,
+                     std::optional<timespec> modified = std::nullopt) const;
   // Unlinks `name` (a symlink itself, never its target); absent is fine.
   Status removeFile(std::string_view name) const;
   // A directory below this one, created (mode 0755) when `create` is set.

@@ -16,11 +16,13 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -181,6 +183,37 @@ class PeerTlsTest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> plainChannel(int i) {
     return grpc::CreateChannel(addresses_[i], grpc::InsecureChannelCredentials());
   }
+  // A channel as n<as> with a connection of its own (a new handshake), and
+  // the certificate n<i> presented in it; empty if the call failed.
+  std::string certificateServedBy(int i, int as) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = readFile(pki() / "ca.pem");
+    options.pem_cert_chain = readFile(pki() / (nodeName(as) + ".pem"));
+    options.pem_private_key = readFile(pki() / (nodeName(as) + ".key"));
+    grpc::ChannelArguments own_connection;
+    own_connection.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    auto channel = grpc::CreateCustomChannel(addresses_[i], grpc::SslCredentials(options), own_connection);
+    auto stub = v1::FaultTreeService::NewStub(channel);
+    v1::ProbeRequest request;
+    request.set_job_id(kJob);
+    request.set_node(nodeName(i));
+    v1::ProbeResponse reply;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    if (!stub->ResponseProbe(&context, request, &reply).ok()) return "";
+    auto certs = context.auth_context()->FindPropertyValues("x509_pem_cert");
+    return certs.empty() ? "" : std::string(certs.front().data(), certs.front().size());
+  }
+  void sighup(int i) { ASSERT_EQ(::kill(node(i).pid(), SIGHUP), 0); }
+  // Waits for `line` in n<i>'s log after its first `after` bytes.
+  bool logSays(int i, const std::string& line, size_t after, std::chrono::milliseconds timeout = 15000ms) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (node(i).lastError().find(line, after) == std::string::npos) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(50ms);
+    }
+    return true;
+  }
 
   static grpc::Status probe(const std::shared_ptr<grpc::Channel>& channel, v1::ProbeResponse* reply,
                             const std::string& token = "") {
@@ -266,9 +299,8 @@ TEST_F(PeerTlsTest, AFaultTreeOverMutualTlsLocalisesAKilledNode) {
   for (int i = 1; i <= 4; ++i) {
     const std::string log = node(i).lastError();
     EXPECT_TRUE(contains(log, "serving the fault tree to peers on " + addresses_[i] + " (mutual TLS required)")) << log;
-    EXPECT_TRUE(contains(log, "peers over mutual TLS: this node is CN=" + nodeName(i) +
-                                  ", peers must chain to CN=site CA"))
-        << log;
+    EXPECT_TRUE(contains(log, "peers over mutual TLS: this node is CN=" + nodeName(i) + " (valid until 20")) << log;
+    EXPECT_TRUE(contains(log, " UTC), peers must chain to CN=site CA")) << log;
     EXPECT_FALSE(contains(log, "in clear")) << log;
   }
   ASSERT_TRUE(job_.start(mpirun({"hang", "600", "100"}), dir_ / "job.out", dir_ / "job.err"));
@@ -482,6 +514,200 @@ TEST_F(PeerTlsTest, InClearTheTcpPortServesNoHealthOrReflectionAndWarns) {
   EXPECT_TRUE(listed.ok()) << listed.error_message();
   EXPECT_TRUE(names.count("nodekeeper.v1.NodeService"));
   EXPECT_TRUE(health(unix_socket, &status).ok());
+}
+
+// A stand-in for a peer daemon: a TLS listener with `name`'s certificate of
+// `site`, that takes heartbeats and keeps the certificate each caller
+// presented.
+class RecordingPeer final : public v1::FaultTreeService::Service {
+ public:
+  bool start(const std::string& address, const std::filesystem::path& site, const std::string& name) {
+    grpc::SslServerCredentialsOptions options(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    options.pem_root_certs = readFile(site / "ca.pem");
+    options.pem_key_cert_pairs.push_back({readFile(site / (name + ".key")), readFile(site / (name + ".pem"))});
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(address, grpc::SslServerCredentials(options), &port);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    return server_ && port != 0;
+  }
+  ~RecordingPeer() override {
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + 1s);
+  }
+  grpc::Status Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest*, v1::HeartbeatResponse*) override {
+    auto certs = context->auth_context()->FindPropertyValues("x509_pem_cert");
+    std::lock_guard lock(mutex_);
+    ++heartbeats_;
+    if (!certs.empty()) presented_.insert(std::string(certs.front().data(), certs.front().size()));
+    return grpc::Status::OK;
+  }
+  size_t heartbeats() const {
+    std::lock_guard lock(mutex_);
+    return heartbeats_;
+  }
+  std::set<std::string> presented() const {
+    std::lock_guard lock(mutex_);
+    return presented_;
+  }
+
+ private:
+  std::unique_ptr<grpc::Server> server_;
+  mutable std::mutex mutex_;
+  size_t heartbeats_ = 0;
+  std::set<std::string> presented_;
+};
+
+// A renewed certificate is taken on SIGHUP, without a restart, both ways:
+// the listener presents it in new handshakes, and so do the channels the
+// daemon opens to its peers; connections already up keep going. Files that
+// do not pass the checks are refused with a line and change nothing.
+TEST_F(PeerTlsTest, ARenewedCertificateIsTakenOnSighupWithoutARestart) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(1, [&](int i) { return tlsFlags(i, pki()); }));
+  const std::string first = readFile(pki() / "n1.pem");
+  ASSERT_EQ(certificateServedBy(1, 2), first) << node(1).lastError();
+
+  // A job whose rank 0 is at n2, this test, and rank 1 (this process too) at
+  // n1: n1 heartbeats n2, the root of the job's tree.
+  RecordingPeer before;
+  const std::string peer_before = ip(2) + ":" + std::to_string(port_ + 11);
+  ASSERT_TRUE(before.start(peer_before, pki(), "n2"));
+  auto local = v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + node(1).socket().string(),
+                                                              grpc::InsecureChannelCredentials()));
+  auto setNodes = [&](const std::string& peer_endpoint) {
+    v1::SetJobNodesRequest request;
+    request.set_job_id(kJob);
+    v1::JobNode* root = request.add_nodes();
+    root->set_node("n2");
+    root->set_endpoint(peer_endpoint);
+    root->add_ranks(0);
+    v1::JobNode* self = request.add_nodes();
+    self->set_node("n1");
+    self->set_endpoint(addresses_[1]);
+    self->add_ranks(1);
+    v1::SetJobNodesResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    return local->SetJobNodes(&context, request, &response);
+  };
+  {
+    v1::RegisterRankRequest request;
+    request.set_job_id(kJob);
+    request.set_rank(1);
+    request.set_size(2);
+    request.set_node("n1");
+    request.set_pid(getpid());
+    request.set_endpoint(addresses_[1]);
+    v1::RegisterRankResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    grpc::Status s = local->RegisterRank(&context, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  grpc::Status set = setNodes(peer_before);
+  ASSERT_TRUE(set.ok()) << set.error_message();
+  auto waitForHeartbeat = [&](const RecordingPeer& peer) {
+    auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (peer.heartbeats() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+    return peer.heartbeats() > 0;
+  };
+  ASSERT_TRUE(waitForHeartbeat(before)) << node(1).lastError();
+  EXPECT_EQ(before.presented(), std::set<std::string>{first});
+
+  // The site renews n1's certificate (a new key too) where the flags point.
+  ProcessResult renewed = runProgram(
+      {envOr("NK_MAKE_PEER_CERTS"), "--dir", pki().string(), "--ca-name", "site CA", "--force", "n1=" + ip(1)},
+      std::nullopt, 60s);
+  ASSERT_EQ(renewed.exit_code, 0) << renewed.out << renewed.err;
+  const std::string second = readFile(pki() / "n1.pem");
+  ASSERT_NE(second, first);
+  auto kept = siteChannel(1, 3);  // a connection made before the SIGHUP
+  v1::ProbeResponse reply;
+  ASSERT_TRUE(probe(kept, &reply).ok());
+
+  size_t log_at = node(1).lastError().size();
+  ASSERT_NO_FATAL_FAILURE(sighup(1));
+  ASSERT_TRUE(logSays(1, "SIGHUP: reloaded the peer certificate, key and CA: this node is CN=n1", log_at))
+      << node(1).lastError().substr(log_at);
+  // Within the second gRPC takes to look, new handshakes present it.
+  std::string served;
+  for (auto deadline = std::chrono::steady_clock::now() + 15s;
+       (served = certificateServedBy(1, 2)) != second && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(served, second) << node(1).lastError().substr(log_at);
+  EXPECT_TRUE(probe(kept, &reply).ok()) << "the connection made before the renewal goes on";
+  // So does n1's channel to a peer it reaches anew (the job's n2 moved).
+  RecordingPeer after;
+  const std::string peer_after = ip(2) + ":" + std::to_string(port_ + 12);
+  ASSERT_TRUE(after.start(peer_after, pki(), "n2"));
+  set = setNodes(peer_after);
+  ASSERT_TRUE(set.ok()) << set.error_message();
+  ASSERT_TRUE(waitForHeartbeat(after)) << node(1).lastError().substr(log_at);
+  EXPECT_EQ(after.presented(), std::set<std::string>{second});
+
+  // A renewal gone wrong (the key of another node) is refused and leaves
+  // the renewed certificate in force.
+  std::filesystem::copy_file(pki() / "n2.key", pki() / "n1.key", std::filesystem::copy_options::overwrite_existing);
+  log_at = node(1).lastError().size();
+  ASSERT_NO_FATAL_FAILURE(sighup(1));
+  ASSERT_TRUE(logSays(1, "SIGHUP: keeping the peer certificate in force (this node is CN=n1", log_at))
+      << node(1).lastError().substr(log_at);
+  EXPECT_TRUE(contains(node(1).lastError().substr(log_at), "does not match peer certificate"))
+      << node(1).lastError().substr(log_at);
+  std::this_thread::sleep_for(2500ms);  // past gRPC's next looks at the files (every second)
+  EXPECT_EQ(certificateServedBy(1, 2), second) << node(1).lastError().substr(log_at);
+}
+
+// n1's channels check that a peer's certificate names the address they
+// dial: a site certificate of n2 served from n3's address is refused,
+// while the same certificate at n2's own address is taken.
+TEST_F(PeerTlsTest, APeerCertificateThatDoesNotNameTheAddressIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(startCluster(1, [&](int i) { return tlsFlags(i, pki()); }));
+  RecordingPeer right, wrong;
+  ASSERT_TRUE(right.start(ip(2) + ":" + std::to_string(port_ + 13), pki(), "n2"));
+  ASSERT_TRUE(wrong.start(ip(3) + ":" + std::to_string(port_ + 14), pki(), "n2"));
+  auto local = v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + node(1).socket().string(),
+                                                              grpc::InsecureChannelCredentials()));
+  // Two jobs, each with n1 below a stand-in root: "n2" at its own address,
+  // "n3" at an address n2's certificate does not name.
+  for (const auto& [job, root, endpoint] :
+       {std::tuple<std::string, std::string, std::string>{"right", "n2", ip(2) + ":" + std::to_string(port_ + 13)},
+        {"wrong", "n3", ip(3) + ":" + std::to_string(port_ + 14)}}) {
+    v1::RegisterRankRequest rank;
+    rank.set_job_id(job);
+    rank.set_rank(1);
+    rank.set_size(2);
+    rank.set_node("n1");
+    rank.set_pid(getpid());
+    rank.set_endpoint(addresses_[1]);
+    v1::RegisterRankResponse registered;
+    grpc::ClientContext register_context;
+    register_context.set_deadline(std::chrono::system_clock::now() + 5s);
+    grpc::Status s = local->RegisterRank(&register_context, rank, &registered);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    v1::SetJobNodesRequest request;
+    request.set_job_id(job);
+    v1::JobNode* r = request.add_nodes();
+    r->set_node(root);
+    r->set_endpoint(endpoint);
+    r->add_ranks(0);
+    v1::JobNode* self = request.add_nodes();
+    self->set_node("n1");
+    self->set_endpoint(addresses_[1]);
+    self->add_ranks(1);
+    v1::SetJobNodesResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    s = local->SetJobNodes(&context, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  // The right one hears n1 many times over; by then the wrong one would
+  // have too, had its handshake passed.
+  for (auto deadline = std::chrono::steady_clock::now() + 30s;
+       right.heartbeats() < 10 && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_GE(right.heartbeats(), 10u) << node(1).lastError();
+  EXPECT_EQ(wrong.heartbeats(), 0u) << node(1).lastError();
 }
 
 // A bad file stops the start with one line naming it.

@@ -99,6 +99,8 @@ mkdir -p "$root/usr/lib/systemd" "$root$unit_dir" "$root$(dirname "$exec_path")"
 cp -R "$host_units" "$root/usr/lib/systemd/system" || exit 1
 # The installed path must hold an executable; a hard link spares a copy.
 ln "$binary" "$root$exec_path" 2>/dev/null || cp "$binary" "$root$exec_path" || exit 1
+# ExecReload= runs the system's kill, which the OS provides, not nodekeeper.
+mkdir -p "$root/bin" && cp /bin/kill "$root/bin/kill" || exit 1
 installed_unit="$root$unit_dir/nodekeeperd.service"
 cp "$unit" "$installed_unit" || exit 1
 
