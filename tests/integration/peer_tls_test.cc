@@ -215,6 +215,37 @@ class PeerTlsTest : public ::testing::Test {
     return true;
   }
 
+  // Job `job` as n1 sees it: rank 1 (this process) at n1, rank 0 at `root`,
+  // reached at `root_endpoint`, so that n1 heartbeats `root`. Again for a
+  // job n1 knows: the root's endpoint moves.
+  grpc::Status joinJob(const std::string& job, const std::string& root, const std::string& root_endpoint) {
+    auto local = v1::FaultsService::NewStub(
+        grpc::CreateChannel("unix:" + node(1).socket().string(), grpc::InsecureChannelCredentials()));
+    v1::RegisterRankRequest rank;
+    rank.set_job_id(job);
+    rank.set_rank(1);
+    rank.set_size(2);
+    rank.set_node("n1");
+    rank.set_pid(getpid());
+    rank.set_endpoint(addresses_[1]);
+    v1::RegisterRankResponse registered;
+    grpc::ClientContext register_context;
+    register_context.set_deadline(std::chrono::system_clock::now() + 5s);
+    if (grpc::Status s = local->RegisterRank(&register_context, rank, &registered); !s.ok()) return s;
+    v1::SetJobNodesRequest request;
+    request.set_job_id(job);
+    for (const auto& [name, endpoint, r] : {std::tuple{root, root_endpoint, 0u}, std::tuple{std::string("n1"), addresses_[1], 1u}}) {
+      v1::JobNode* n = request.add_nodes();
+      n->set_node(name);
+      n->set_endpoint(endpoint);
+      n->add_ranks(r);
+    }
+    v1::SetJobNodesResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    return local->SetJobNodes(&context, request, &response);
+  }
+
   static grpc::Status probe(const std::shared_ptr<grpc::Channel>& channel, v1::ProbeResponse* reply,
                             const std::string& token = "") {
     auto stub = v1::FaultTreeService::NewStub(channel);
@@ -572,40 +603,8 @@ TEST_F(PeerTlsTest, ARenewedCertificateIsTakenOnSighupWithoutARestart) {
   RecordingPeer before;
   const std::string peer_before = ip(2) + ":" + std::to_string(port_ + 11);
   ASSERT_TRUE(before.start(peer_before, pki(), "n2"));
-  auto local = v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + node(1).socket().string(),
-                                                              grpc::InsecureChannelCredentials()));
-  auto setNodes = [&](const std::string& peer_endpoint) {
-    v1::SetJobNodesRequest request;
-    request.set_job_id(kJob);
-    v1::JobNode* root = request.add_nodes();
-    root->set_node("n2");
-    root->set_endpoint(peer_endpoint);
-    root->add_ranks(0);
-    v1::JobNode* self = request.add_nodes();
-    self->set_node("n1");
-    self->set_endpoint(addresses_[1]);
-    self->add_ranks(1);
-    v1::SetJobNodesResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 5s);
-    return local->SetJobNodes(&context, request, &response);
-  };
-  {
-    v1::RegisterRankRequest request;
-    request.set_job_id(kJob);
-    request.set_rank(1);
-    request.set_size(2);
-    request.set_node("n1");
-    request.set_pid(getpid());
-    request.set_endpoint(addresses_[1]);
-    v1::RegisterRankResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 5s);
-    grpc::Status s = local->RegisterRank(&context, request, &response);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-  }
-  grpc::Status set = setNodes(peer_before);
-  ASSERT_TRUE(set.ok()) << set.error_message();
+  grpc::Status joined = joinJob(kJob, "n2", peer_before);
+  ASSERT_TRUE(joined.ok()) << joined.error_message();
   auto waitForHeartbeat = [&](const RecordingPeer& peer) {
     auto deadline = std::chrono::steady_clock::now() + 30s;
     while (peer.heartbeats() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
@@ -640,8 +639,8 @@ TEST_F(PeerTlsTest, ARenewedCertificateIsTakenOnSighupWithoutARestart) {
   RecordingPeer after;
   const std::string peer_after = ip(2) + ":" + std::to_string(port_ + 12);
   ASSERT_TRUE(after.start(peer_after, pki(), "n2"));
-  set = setNodes(peer_after);
-  ASSERT_TRUE(set.ok()) << set.error_message();
+  joined = joinJob(kJob, "n2", peer_after);
+  ASSERT_TRUE(joined.ok()) << joined.error_message();
   ASSERT_TRUE(waitForHeartbeat(after)) << node(1).lastError().substr(log_at);
   EXPECT_EQ(after.presented(), std::set<std::string>{second});
 
@@ -666,41 +665,12 @@ TEST_F(PeerTlsTest, APeerCertificateThatDoesNotNameTheAddressIsRefused) {
   RecordingPeer right, wrong;
   ASSERT_TRUE(right.start(ip(2) + ":" + std::to_string(port_ + 13), pki(), "n2"));
   ASSERT_TRUE(wrong.start(ip(3) + ":" + std::to_string(port_ + 14), pki(), "n2"));
-  auto local = v1::FaultsService::NewStub(grpc::CreateChannel("unix:" + node(1).socket().string(),
-                                                              grpc::InsecureChannelCredentials()));
   // Two jobs, each with n1 below a stand-in root: "n2" at its own address,
   // "n3" at an address n2's certificate does not name.
-  for (const auto& [job, root, endpoint] :
-       {std::tuple<std::string, std::string, std::string>{"right", "n2", ip(2) + ":" + std::to_string(port_ + 13)},
-        {"wrong", "n3", ip(3) + ":" + std::to_string(port_ + 14)}}) {
-    v1::RegisterRankRequest rank;
-    rank.set_job_id(job);
-    rank.set_rank(1);
-    rank.set_size(2);
-    rank.set_node("n1");
-    rank.set_pid(getpid());
-    rank.set_endpoint(addresses_[1]);
-    v1::RegisterRankResponse registered;
-    grpc::ClientContext register_context;
-    register_context.set_deadline(std::chrono::system_clock::now() + 5s);
-    grpc::Status s = local->RegisterRank(&register_context, rank, &registered);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-    v1::SetJobNodesRequest request;
-    request.set_job_id(job);
-    v1::JobNode* r = request.add_nodes();
-    r->set_node(root);
-    r->set_endpoint(endpoint);
-    r->add_ranks(0);
-    v1::JobNode* self = request.add_nodes();
-    self->set_node("n1");
-    self->set_endpoint(addresses_[1]);
-    self->add_ranks(1);
-    v1::SetJobNodesResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 5s);
-    s = local->SetJobNodes(&context, request, &response);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-  }
+  grpc::Status joined = joinJob("right", "n2", ip(2) + ":" + std::to_string(port_ + 13));
+  ASSERT_TRUE(joined.ok()) << joined.error_message();
+  joined = joinJob("wrong", "n3", ip(3) + ":" + std::to_string(port_ + 14));
+  ASSERT_TRUE(joined.ok()) << joined.error_message();
   // The right one hears n1 many times over; by then the wrong one would
   // have too, had its handshake passed.
   for (auto deadline = std::chrono::steady_clock::now() + 30s;
