@@ -42,9 +42,19 @@ void TaskGraph::remember(uint64_t id, uint32_t position) {
     std::vector<uint32_t>& table = s.positions;
     if (serial >= s.base && serial - s.base < table.size() + kMaxGap) {
       const uint64_t at = serial - s.base;
-      if (at >= table.size()) table.resize(at + 1, kNone);
-      table[at] = position + task_base_;
-      return;
+      const size_t growth = at < table.size() ? 0 : static_cast<size_t>(at + 1 - table.size());
+      // A gap stays in a table only while the tables cost no more per task
+      // held than hashing. Ids are the client's to choose: each one kMaxGap
+      // past the last made every task cost 256 KB of table (20,000 tasks,
+      // 8.5 GB of a root daemon).
+      if (growth == 0 || table_entries_ + growth <= kTableEntriesPerTask * (tasks_.size() + 1) + kTableEntriesSlack) {
+        if (growth != 0) {
+          table.resize(at + 1, kNone);
+          table_entries_ += growth;
+        }
+        table[at] = position + task_base_;
+        return;
+      }
     }
   }
   index_.emplace(id, position + task_base_);
@@ -435,7 +445,7 @@ size_t TaskGraph::compactTasks() {
 // hashing: a tree's root, held long after its slot's other early tasks
 // were dropped, moves to index_ instead of pinning the table's start.
 void TaskGraph::compactSlots() {
-  constexpr int64_t kTableBytes = sizeof(uint32_t), kHashedBytes = 40;
+  constexpr int64_t kTableBytes = sizeof(uint32_t), kHashed = kHashedBytes;
   for (size_t slot = 0; slot < dense_.size(); ++slot) {
     Slot& s = dense_[slot];
     std::vector<uint32_t>& table = s.positions;
@@ -443,7 +453,7 @@ void TaskGraph::compactSlots() {
     int64_t gain = 0, best_gain = 0;
     size_t cut = 0;
     for (size_t i = 0; i < table.size(); ++i) {
-      gain += table[i] == kNone ? kTableBytes : kTableBytes - kHashedBytes;
+      gain += table[i] == kNone ? kTableBytes : kTableBytes - kHashed;
       if (gain > best_gain) {
         best_gain = gain;
         cut = i + 1;
@@ -453,6 +463,7 @@ void TaskGraph::compactSlots() {
     for (size_t i = 0; i < cut; ++i)
       if (table[i] != kNone) index_.emplace((uint64_t{slot} << kSerialBits) | (s.base + i), table[i]);
     table.erase(table.begin(), table.begin() + static_cast<std::ptrdiff_t>(cut));
+    table_entries_ -= cut;
     if (table.capacity() > 2 * table.size() + 4096) table.shrink_to_fit();
     s.base += cut;
   }

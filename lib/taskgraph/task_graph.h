@@ -218,6 +218,14 @@ class TaskGraph {
     bool ordered = true;
   };
   std::vector<Slot> dense_;
+  // What an id costs hashed in index_ (an unordered_map node and its share
+  // of the buckets), against 4 bytes for a table's entry.
+  static constexpr size_t kHashedBytes = 40;
+  // Entries of all slots' tables: within as many per task held as make a
+  // table cost what hashing would, plus kTableEntriesSlack (remember()).
+  size_t table_entries_ = 0;
+  static constexpr size_t kTableEntriesPerTask = kHashedBytes / sizeof(uint32_t);
+  static constexpr size_t kTableEntriesSlack = kMaxGap;
   std::unordered_map<uint64_t, uint32_t> index_;  // other ids -> position
   std::deque<Edge> edges_;
   // Dependences past a pair's first, each linked to the pair's one before.
