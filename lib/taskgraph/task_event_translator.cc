@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "taskgraph/function_name_limits.h"
 #include "wire/compact_events.h"
 #include "wire/task_event_record.h"
 
@@ -70,8 +71,25 @@ wire::CompactEvents::Split split(const v1::PackedEvents& packed) {
 
 }  // namespace
 
+// Within FunctionNameLimits: a key past the stream's bounds stays unnamed
+// (its tasks are "unknown"), and is counted.
 void TaskEventTranslator::learnFunctions(const v1::TaskEventBatch& batch) {
-  for (const v1::FunctionName& f : batch.functions()) functions_[f.key()] = f.name();
+  std::string cut;
+  for (const v1::FunctionName& f : batch.functions()) {
+    const std::string_view name = FunctionNameLimits::fit(f.name(), cut);
+    auto it = functions_.find(f.key());
+    const size_t had = it == functions_.end() ? 0 : it->second.size();
+    if ((it == functions_.end() && functions_.size() >= FunctionNameLimits::kMaxNames) ||
+        name_bytes_ - had + name.size() > FunctionNameLimits::kMaxStreamNameBytes) {
+      ++names_not_kept_;
+      continue;
+    }
+    name_bytes_ = name_bytes_ - had + name.size();
+    if (it == functions_.end())
+      functions_.emplace(f.key(), name);
+    else
+      it->second.assign(name);
+  }
 }
 
 const std::string& TaskEventTranslator::functionName(uint64_t key) const {

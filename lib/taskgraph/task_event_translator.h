@@ -30,6 +30,8 @@ class TaskEventTranslator {
   // `batch` with its packed events expanded into TaskEvents, in order
   // (replaces `out`); for frontends, which never see the packed form.
   void toStructured(const nodekeeper::v1::TaskEventBatch& batch, nodekeeper::v1::TaskEventBatch& out);
+  // Function names not kept, past FunctionNameLimits' bounds for a stream.
+  uint64_t namesNotKept() const { return names_not_kept_; }
 
  private:
   // The part's records, of either packed form, into records_; what is
@@ -41,6 +43,8 @@ class TaskEventTranslator {
   const std::string& functionName(uint64_t key) const;
 
   std::unordered_map<uint64_t, std::string> functions_;
+  size_t name_bytes_ = 0;  // of functions_' names
+  uint64_t names_not_kept_ = 0;
   std::vector<wire::TaskEventRecord> records_;  // scratch, reused
 };
 

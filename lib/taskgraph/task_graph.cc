@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "taskgraph/function_name_limits.h"
+
 namespace nk {
 
 TaskGraph::TaskGraph() {
@@ -130,8 +132,20 @@ uint32_t TaskGraph::intern(std::string_view function) {
 }
 
 uint32_t TaskGraph::internSlow(std::string_view function) {
+  std::string cut;
+  function = FunctionNameLimits::fit(function, cut);
   auto it = function_index_.find(function);
   if (it != function_index_.end()) return it->second;
+  // Past the bound every new name counts under one entry (FunctionNameLimits).
+  if (functions_.size() > FunctionNameLimits::kMaxNames) {
+    ++functions_not_kept_;
+    if (other_functions_ == 0) other_functions_ = addFunction(kOtherFunctions);
+    return other_functions_;
+  }
+  return addFunction(function);
+}
+
+uint32_t TaskGraph::addFunction(std::string_view function) {
   uint32_t index = static_cast<uint32_t>(functions_.size());
   functions_.emplace_back(function);
   function_index_.emplace(functions_.back(), index);

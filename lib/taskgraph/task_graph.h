@@ -145,6 +145,11 @@ class TaskGraph {
   const std::array<uint64_t, 5>& countsByState() const { return by_state_; }
   // Run times of finished tasks, per function index.
   const std::vector<FunctionStats>& functionStats() const { return stats_; }
+  // Names past FunctionNameLimits::kMaxNames: their tasks count under one
+  // function of this name, and functionsNotKept() says how many times a
+  // name was not kept.
+  static constexpr std::string_view kOtherFunctions = "(functions past the first 65536)";
+  uint64_t functionsNotKept() const { return functions_not_kept_; }
   // Events that named no task (id 0) and were dropped.
   uint64_t rejected() const { return rejected_; }
   // What the graph holds, from its containers' capacities (not counting
@@ -167,6 +172,7 @@ class TaskGraph {
   void setOrdinal(uint64_t id, uint32_t ordinal);
   uint32_t intern(std::string_view function);
   uint32_t internSlow(std::string_view function);
+  uint32_t addFunction(std::string_view function);
   void moveTo(Task& task, TaskState state);
   void addDependence(const GraphEvent& event);
 
@@ -253,6 +259,8 @@ class TaskGraph {
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> function_index_;
   std::vector<FunctionStats> stats_;
   uint32_t last_index_ = 0;  // the function interned last
+  uint32_t other_functions_ = 0;  // kOtherFunctions' index, once there is one
+  uint64_t functions_not_kept_ = 0;
   std::array<uint64_t, 5> by_state_{};
   uint64_t rejected_ = 0;
 
