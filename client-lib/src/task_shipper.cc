@@ -133,26 +133,27 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
     }
   }
   thread_.join();
+  grpc::Status ended;  // OK: the daemon read everything, or there was no stream
   if (link_->stream) {
     // A daemon that hangs must not hold the program at exit: Finish runs
     // on a helper thread and is cancelled after the patience. Until the
     // daemon has read the last writes (its status comes after them), they
     // may still be in the socket: cancelling earlier would lose them.
-    auto done = std::make_shared<std::promise<void>>();
-    std::future<void> finished = done->get_future();
+    auto done = std::make_shared<std::promise<grpc::Status>>();
+    std::future<grpc::Status> finished = done->get_future();
     Link* link = link_.get();
     std::thread closer([link, done] {
       link->stream->WritesDone();
       // The daemon ends its side when it has read ours; then Finish.
       if (link->reader.joinable()) link->reader.join();
-      (void)link->stream->Finish();
-      done->set_value();
+      done->set_value(link->stream->Finish());
     });
     if (finished.wait_for(patience(grace)) != std::future_status::ready) {
       gave_up_.store(true);
       link->context->TryCancel();
     }
     closer.join();
+    ended = finished.get();
   }
   const uint64_t dropped = capture_.dropped();
   const bool lossy = capture_.mode() == EventRing::Mode::kLossy;
@@ -161,6 +162,16 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
   // last writes were given up at exit) or the lossy buffers dropped some;
   // a daemon never reached was said at the time. Nothing at a normal exit.
   const uint64_t lost = lost_ + capture_.uncaptured();
+  // The daemon's status comes after it has read every write: one that went
+  // (killed, say) while the program exited may not have read the last ones,
+  // which gRPC had taken and counted as sent. (A stream given up at exit is
+  // said below as such.)
+  std::string unread;
+  if (!ended.ok() && !gave_up_.load() && shipped_ > 0)
+    unread = "the stream to nodekeeperd ended as the program exited (" +
+             (ended.error_message().empty() ? "gRPC code " + std::to_string(static_cast<int>(ended.error_code()))
+                                            : ended.error_message()) +
+             "): of the " + std::to_string(shipped_) + " events sent, the last may not have been recorded";
   // The time waited is no news on its own: on a busy node lossless waits as
   // it should (busy_client_test runs fib(29) under load silent).
   if ((lost > 0 && (shipped_ > 0 || gave_up_.load())) || dropped > 0 || debug_) {
@@ -171,7 +182,10 @@ void TaskShipper::stop(std::chrono::milliseconds grace) {
         std::to_string(dropped) + " dropped (" + (lossy ? "lossy buffers full" : stalled) + "); longest write " +
         seconds(std::chrono::duration_cast<std::chrono::milliseconds>(longest_write_)) +
         (lossy ? "" : "; the program's threads waited " + seconds(waited) + " in all for room in their buffers" +
-                          " (NODEKEEPER_TASKS=lossy never waits; NODEKEEPER_TASK_BUFFER sets the room)"));
+                          " (NODEKEEPER_TASKS=lossy never waits; NODEKEEPER_TASK_BUFFER sets the room)") +
+        (unread.empty() ? "" : "; " + unread));
+  } else if (!unread.empty()) {
+    say("nodekeeper: task events: " + unread);
   }
   // What shipping cost besides the callbacks (gRPC's own threads not counted).
   if (debug_)

@@ -239,6 +239,32 @@ TEST_F(TasksUnderALowRateTest, AClumpAfterTheDaemonStallsIsReadAtTheRateAndNothi
   EXPECT_NE(log.find("holding a Tasks.Publish stream of uid " + std::to_string(geteuid())), std::string::npos) << log;
 }
 
+// A daemon killed while the program exits, after gRPC has taken the last
+// writes but before the daemon read them: the program said nothing, as if
+// every event sent had been recorded. It says now that the last may not
+// have been. (Killed any earlier, the writes after fail and are counted
+// lost: said too.) The daemon is stopped first so that the writes wait
+// unread; the exit then waits for its answer (the stall limit, 10 s) until
+// the kill ends the stream.
+TEST_F(TasksTest, ADaemonKilledAsTheProgramExitsIsSaidToHaveMissedTheLastEvents) {
+  BackgroundProgram program;
+  ASSERT_TRUE(program.start(programArgv({"steady", "1000", "500"}), dir_ / "killed.out", dir_ / "killed.err"));
+  ASSERT_TRUE(waitFor([&] { return !sessions().empty(); }, 60s)) << program.err();
+  ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
+  // About 0.25 s of tasks on 2 cores; then the program waits at its exit.
+  std::this_thread::sleep_for(3s);
+  ASSERT_EQ(::kill(daemon_.pid(), SIGKILL), 0);
+  ::kill(daemon_.pid(), SIGCONT);
+  ASSERT_EQ(program.wait(60s), 0) << program.err();
+  EXPECT_NE(program.out().find("tasks=1000"), std::string::npos) << program.out();
+  const std::string err = program.err();
+  std::smatch m;
+  const bool said_unread = std::regex_search(err, m, std::regex("of the [0-9]+ events sent, the last may not have been recorded"));
+  const bool said_lost = std::regex_search(err, m, std::regex(" [1-9][0-9]* lost"));
+  EXPECT_TRUE(said_unread || said_lost) << err;
+  EXPECT_EQ(err.find("took none for"), std::string::npos) << "the kill, not the patience, ended the wait\n" << err;
+}
+
 // Under NK_DEBUG a normal lossless exit says what recording cost the
 // program: every event sent, how long its threads waited for room, and the
 // shipper thread's CPU (read when it ends, so a few thousand tasks show).
@@ -257,6 +283,9 @@ TEST_F(TasksTest, UnderNkDebugTheExitLineSaysWhatRecordingCost) {
   ProcessResult quiet = runProgram({"fib", "20"}, "lossless");
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("task shipper"), std::string::npos) << quiet.err;
+  // The daemon read every event and said so: nothing may be missing.
+  EXPECT_EQ(run.err.find("may not have been recorded"), std::string::npos) << run.err;
+  EXPECT_EQ(quiet.err.find("may not have been recorded"), std::string::npos) << quiet.err;
 }
 
 // The program's process, thread by thread: name and scheduling policy (read
