@@ -31,9 +31,12 @@ std::string TasksFormatter::sessionsText(const pb::SessionList& sessions) {
                   s.recording().empty() ? "-" : s.recording(), s.program().empty() ? "-" : s.program()});
   // Below the table, so that its columns stay one word each.
   std::string notes;
-  for (const auto& s : sessions.sessions())
+  for (const auto& s : sessions.sessions()) {
     if (!s.recording_stopped().empty())
       notes += "session " + std::to_string(s.session_id()) + ": recording " + s.recording_stopped() + "\n";
+    if (!s.graph_limited().empty())
+      notes += "session " + std::to_string(s.session_id()) + ": live graph " + s.graph_limited() + "\n";
+  }
   return table.render() + notes;
 }
 
@@ -49,6 +52,7 @@ std::string TasksFormatter::sessionsJson(const pb::SessionList& sessions) {
                     {"events", s.events()},
                     {"recording", s.recording()},
                     {"recording_stopped", s.recording_stopped()},
+                    {"graph_limited", s.graph_limited()},
                     {"program", s.program()}});
   return Json{{"sessions", list}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -34,6 +34,7 @@ void toProto(const SessionRegistry::Info& info, v1::Session* out) {
   out->set_live(info.live);
   out->set_recording(info.recording.string());
   out->set_recording_stopped(info.recording_stopped);
+  out->set_graph_limited(info.graph_limited);
 }
 
 

@@ -147,7 +147,8 @@ SessionGraph::Counts SessionGraph::counts() const {
 }
 
 SessionGraph::Counts SessionGraph::countsNow() const {
-  return {graph_.totalTasks(), graph_.totalEdges(), events_applied_, graph_.countsByState(), faults_};
+  return {graph_.totalTasks(), graph_.totalEdges(), events_applied_, graph_.countsByState(), faults_,
+          graph_.tasksNotHeld(), graph_.maxHeld()};
 }
 
 SessionGraph::Counts SessionGraph::release() {

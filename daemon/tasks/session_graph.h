@@ -75,6 +75,10 @@ class SessionGraph {
     // Batches that passed their checks but could not be taken (a frame that
     // would not decompress or parse): an internal fault, counted and logged.
     uint64_t faults = 0;
+    // Tasks created past the graph's bound (TaskGraph::maxHeld()), in the
+    // recording only, and the bound.
+    uint64_t tasks_not_held = 0;
+    uint64_t max_held = 0;
   };
   // What the graph holds now (without taking what is queued).
   Counts counts() const;

@@ -13,6 +13,18 @@ namespace nk {
 
 namespace {
 
+// What a listing says of a session's graph.
+void takeCounts(SessionRegistry::Info& info, const SessionGraph::Counts& counts) {
+  info.tasks = counts.tasks;
+  info.edges = counts.edges;
+  info.events = counts.events;
+  info.by_state = counts.by_state;
+  if (counts.tasks_not_held != 0)
+    info.graph_limited = "holds " + std::to_string(counts.max_held) + " unfinished tasks at the most (" +
+                         std::to_string(TaskGraph::kMaxHeldPerWindow) + " times task_graph_tasks): the " +
+                         std::to_string(counts.tasks_not_held) + " tasks created since are in the recording only";
+}
+
 // A recording being rewritten compressed, beside the original.
 // A rewrite in progress: ".compacting-session-3-pid42-uid1000.nkrec.part", a
 // name the store never counts and a "*.nkrec" listing never shows.
@@ -332,10 +344,7 @@ void SessionRegistry::releaseIfDone(Session& s) const {
   }
   std::lock_guard lock(s.mutex);
   s.released = true;
-  s.info.tasks = counts.tasks;
-  s.info.edges = counts.edges;
-  s.info.events = counts.events;
-  s.info.by_state = counts.by_state;
+  takeCounts(s.info, counts);
 }
 
 size_t SessionRegistry::heldBytes(uint64_t session) const {
@@ -393,11 +402,7 @@ SessionRegistry::Info SessionRegistry::snapshot(Session& s) const {
     std::lock_guard lock(s.mutex);
     if (s.released) return s.info;
   }
-  SessionGraph::Counts counts = s.graph.counts();
-  info.tasks = counts.tasks;
-  info.edges = counts.edges;
-  info.events = counts.events;
-  info.by_state = counts.by_state;
+  takeCounts(info, s.graph.counts());
   return info;
 }
 

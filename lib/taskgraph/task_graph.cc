@@ -15,6 +15,7 @@ TaskGraph::TaskGraph() {
 TaskGraph::TaskGraph(size_t max_tasks) : TaskGraph() {
   max_tasks_ = max_tasks;
   if (max_tasks_ != 0) next_compaction_ = std::max<size_t>(max_tasks_, 4);
+  if (max_tasks_ != 0) max_held_ = max_tasks_ > SIZE_MAX / kMaxHeldPerWindow ? SIZE_MAX : max_tasks_ * kMaxHeldPerWindow;
 }
 
 namespace {
@@ -80,7 +81,7 @@ TaskGraph::Task* TaskGraph::liveTaskFor(uint64_t id) {
     ++late_events_;
     return nullptr;
   }
-  return &newTask(id);
+  return newTask(id);
 }
 
 // A creation below the slot's latest means its ids are not made in order:
@@ -107,19 +108,22 @@ const TaskGraph::Task* TaskGraph::find(uint64_t id) const {
   return position == kNone ? nullptr : &tasks_[position];
 }
 
-TaskGraph::Task& TaskGraph::taskFor(uint64_t id) {
+TaskGraph::Task* TaskGraph::taskFor(uint64_t id) {
   const uint32_t position = positionOf(id);
-  if (position != kNone) return tasks_[position];
+  if (position != kNone) return &tasks_[position];
   return newTask(id);
 }
 
-TaskGraph::Task& TaskGraph::newTask(uint64_t id) {
+TaskGraph::Task* TaskGraph::newTask(uint64_t id) {
+  // Full of unfinished tasks, which the window never drops: the client's
+  // to make, so held only up to a bound.
+  if (max_held_ != 0 && tasks_.size() >= max_held_) return nullptr;
   remember(id, static_cast<uint32_t>(tasks_.size()));
   Task task;
   task.id = id;
   tasks_.push_back(task);
   ++by_state_[static_cast<size_t>(TaskState::kNotQueued)];
-  return tasks_.back();
+  return &tasks_.back();
 }
 
 uint32_t TaskGraph::intern(std::string_view function) {
@@ -170,7 +174,12 @@ void TaskGraph::apply(const GraphEvent& e) {
   switch (e.type) {
     case GraphEvent::Type::kCreated: {
       if (max_tasks_ != 0) noteCreated(e.task);
-      Task& t = taskFor(e.task);
+      Task* held = taskFor(e.task);
+      if (!held) {
+        ++tasks_not_held_;
+        break;
+      }
+      Task& t = *held;
       // Finished before its creation arrived: counted now it has a function.
       const bool finished_placeholder = !t.created && t.state == TaskState::kFinished;
       t.created = true;
@@ -241,7 +250,9 @@ void TaskGraph::addDependence(const GraphEvent& e) {
   // A dropped predecessor has finished: the edge needs no placeholder.
   if (positionOf(e.from) == kNone && !(tasks_dropped_ != 0 && droppedIfNotHeld(e.from))) newTask(e.from);
   if (position == kNone) position = positionOf(e.task);  // the predecessor may be the task itself
-  Task& successor = position != kNone ? tasks_[position] : newTask(e.task);  // deque references survive push_back
+  Task* held = position != kNone ? &tasks_[position] : newTask(e.task);  // deque references survive push_back
+  if (!held) return;  // a successor not held has no edges either
+  Task& successor = *held;
   if (position == kNone) position = static_cast<uint32_t>(tasks_.size() - 1);
   uint32_t found = findPair(e.from, successor, e.task);
   if (found != kNone) {
@@ -367,7 +378,7 @@ void TaskGraph::compact() {
   const uint64_t progress = totalTasks() + dependences_;
   if (progress < progress_floor_) {
     // The last compaction read more than the graph has grown since: wait.
-    next_compaction_ = tasks_.size() + std::max<size_t>(1, max_tasks_ / 16);
+    next_compaction_ = std::min(tasks_.size() + std::max<size_t>(1, max_tasks_ / 16), heldBound());
     return;
   }
   if (task_base_ > (uint32_t{1} << 31)) renumber();
@@ -379,8 +390,11 @@ void TaskGraph::compact() {
     ++generation_;
   }
   const size_t held = tasks_.size();
-  next_compaction_ = std::max(max_tasks_, held + std::max({size_t{1}, max_tasks_ / 4, held / 4}));
-  progress_floor_ = progress + (edges_.size() + more_.size()) / 4;
+  // At the bound on held tasks, every event looks (tasks created there are
+  // not held); the floor keeps the reading to O(1) per event, whatever
+  // the graph holds.
+  next_compaction_ = std::min(std::max(max_tasks_, held + std::max({size_t{1}, max_tasks_ / 4, held / 4})), heldBound());
+  progress_floor_ = progress + (edges_.size() + more_.size() + held) / 4;
 }
 
 // Ordinals stay below kNone: once in two billion tasks, every one is
@@ -415,8 +429,8 @@ size_t TaskGraph::compactTasks() {
   auto goes = [](const Task& t) { return t.created && t.state == TaskState::kFinished; };
   // The oldest finished go; the region ends after the last of them, and
   // every finished task before that goes too.
-  size_t region = 0, dropped = 0;
-  for (size_t i = 0; i < n && dropped < to_drop; ++i) {
+  size_t region = 0, dropped = 0, scanned = 0;
+  for (size_t i = 0; i < n && dropped < to_drop; ++i, scanned = i) {
     const Task& t = tasks_[i];
     if (!goes(t)) continue;
     const uint64_t slot = t.id >> kSerialBits, serial = serialOf(t.id, kSerialBits);
@@ -430,7 +444,7 @@ size_t TaskGraph::compactTasks() {
     ++dropped;
     region = i + 1;
   }
-  compaction_reads_ += region;
+  compaction_reads_ += scanned;  // all of them when none could go
   if (dropped == 0) return 0;
   tasks_dropped_ += dropped;
   const uint32_t old_run = run_successor_;

@@ -47,7 +47,7 @@ struct GraphEvent {
 // would otherwise hold gigabytes in the daemon, and the recording keeps
 // everything anyway. Unfinished tasks are never dropped, however old (in a
 // recursive tree the oldest finish last), so the window is soft: a graph
-// with more than max_tasks unfinished tasks holds them all. Dropping is
+// with more than max_tasks unfinished tasks holds them, up to maxHeld(). Dropping is
 // done in compactions, each taking the graph down to 3/4 of the window,
 // and only after the graph has grown by a quarter of what a compaction
 // reads, so it costs O(1) per event amortised, whatever the order.
@@ -117,8 +117,16 @@ class TaskGraph {
   // The pairs held, in the order their first dependence arrived.
   const std::deque<Edge>& edges() const { return edges_; }
   size_t maxTasks() const { return max_tasks_; }
+  // With a window, the tasks held at most, unfinished ones included:
+  // kMaxHeldPerWindow windows. Tasks created past it are not held (nor
+  // their edges), only counted: the window drops finished tasks only, and
+  // a client that never finishes its tasks would otherwise grow the graph
+  // without end (5 M of them: 314 MB).
+  static constexpr size_t kMaxHeldPerWindow = 4;
+  size_t maxHeld() const { return max_held_; }
+  uint64_t tasksNotHeld() const { return tasks_not_held_; }
   // Held and dropped.
-  uint64_t totalTasks() const { return tasks_.size() + tasks_dropped_; }
+  uint64_t totalTasks() const { return tasks_.size() + tasks_dropped_ + tasks_not_held_; }
   uint64_t totalEdges() const { return edges_.size() + edges_dropped_; }
   uint64_t tasksDropped() const { return tasks_dropped_; }
   uint64_t edgesDropped() const { return edges_dropped_; }
@@ -157,8 +165,9 @@ class TaskGraph {
   size_t approximateBytes() const;
 
  private:
-  Task& taskFor(uint64_t id);
-  Task& newTask(uint64_t id);
+  // Null past max_held_.
+  Task* taskFor(uint64_t id);
+  Task* newTask(uint64_t id);
   // taskFor, but null (and counted) for a task already dropped.
   Task* liveTaskFor(uint64_t id);
   bool droppedIfNotHeld(uint64_t id) const;
@@ -265,6 +274,9 @@ class TaskGraph {
   uint64_t rejected_ = 0;
 
   size_t max_tasks_ = 0;
+  size_t max_held_ = 0;  // 0: no bound
+  size_t heldBound() const { return max_held_ != 0 ? max_held_ : SIZE_MAX; }
+  uint64_t tasks_not_held_ = 0;
   // Compact when tasks_ reaches this size (SIZE_MAX: never), once the
   // graph has made progress_floor_ progress (tasks ever + dependences).
   size_t next_compaction_ = SIZE_MAX;

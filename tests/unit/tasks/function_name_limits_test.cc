@@ -48,7 +48,13 @@ TEST(FunctionNameLimits, AGraphKeepsSoManyNamesAndCountsTheRestTogether) {
   TaskGraph g(1000);  // a window: tasks go, names stayed
   const size_t extra = 1000;
   const size_t n = Limits::kMaxNames + extra;
-  for (size_t i = 1; i <= n; ++i) g.apply(created(i, "task " + std::to_string(i)));
+  for (size_t i = 1; i <= n; ++i) {
+    g.apply(created(i, "task " + std::to_string(i)));
+    GraphEvent finished;
+    finished.type = GraphEvent::Type::kFinished;
+    finished.task = i;
+    g.apply(finished);
+  }
   EXPECT_EQ(g.totalTasks(), n);
   ASSERT_EQ(g.functions().size(), 1 + Limits::kMaxNames + 1);  // "" (unknown), the kept, the rest
   EXPECT_EQ(g.functions().back(), TaskGraph::kOtherFunctions);

@@ -160,6 +160,31 @@ TEST_F(SessionRegistryTest, ASessionsGraphKeepsItsWindowAndItsInfoCountsEverythi
   EXPECT_EQ(registry.info(*id)->edges, 1000u);
 }
 
+// Tasks that never finish are held up to four windows; the session says
+// so, live and ended, and still counts every task.
+TEST_F(SessionRegistryTest, ASessionWhoseTasksNeverFinishSaysItsGraphStoppedHoldingThem) {
+  SessionRegistry::Options options;
+  options.graph_max_tasks = 100;
+  SessionRegistry registry(dir_ / "recordings", options);
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  for (uint64_t first = 1; first < 1000; first += 2)
+    ASSERT_TRUE(registry.append(*id, test::batchOf(twoTasks(first))).ok());
+  size_t held = 0;
+  ASSERT_TRUE(registry.inspect(*id, [&](const TaskGraph& graph) { held = graph.tasks().size(); }));
+  EXPECT_EQ(held, 400u);
+  auto live = registry.info(*id);
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->tasks, 1000u);
+  const std::string said =
+      "holds 400 unfinished tasks at the most (4 times task_graph_tasks): the 600 tasks created since are in the "
+      "recording only";
+  EXPECT_EQ(live->graph_limited, said);
+  registry.close(*id);
+  EXPECT_EQ(registry.info(*id)->graph_limited, said);
+  EXPECT_EQ(registry.info(*id)->tasks, 1000u);
+}
+
 TEST_F(SessionRegistryTest, UsersSeeTheirOwnSessions) {
   SessionRegistry registry(dir_ / "recordings");
   ASSERT_TRUE(registry.open(1, 1000, "a").ok());
