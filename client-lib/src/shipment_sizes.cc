@@ -4,6 +4,7 @@
 
 #include "wire/compact_event_writer.h"
 #include "wire/publish_limits.h"
+#include "wire/task_function_name.h"
 
 namespace nk::client {
 
@@ -25,14 +26,6 @@ size_t ShipmentSizes::worstPartBytes(size_t events) {
   return events * wire::CompactEventWriter::kMaxRecordBytes + kPartFraming;
 }
 
-void ShipmentSizes::fitName(std::string& name) const {
-  if (name.size() <= name_bytes) return;
-  static constexpr std::string_view kCut = "...";
-  size_t keep = name_bytes - kCut.size();
-  // Back to the first byte of a character: UTF-8's continuation bytes are 10xxxxxx.
-  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
-  name.resize(keep);
-  name += kCut;
-}
+void ShipmentSizes::fitName(std::string& name) const { wire::TaskFunctionName::cutToFit(name, name_bytes); }
 
 }  // namespace nk::client

@@ -12,4 +12,14 @@ std::string_view TaskFunctionName::bareFunction(std::string_view name) {
   return name;
 }
 
+void TaskFunctionName::cutToFit(std::string& name, size_t max_bytes) {
+  if (name.size() <= max_bytes) return;
+  static constexpr std::string_view kCut = "...";
+  size_t keep = max_bytes - kCut.size();
+  // Back to the first byte of a character: UTF-8's continuation bytes are 10xxxxxx.
+  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+  name.resize(keep);
+  name += kCut;
+}
+
 }  // namespace nk::wire

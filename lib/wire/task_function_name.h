@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace nk::wire {
@@ -13,6 +15,10 @@ class TaskFunctionName {
   // The part a user types for a whole function: "fib" of "fib (fib.c:31)"
   // and of "fib+0x1f"; a name of neither form whole.
   static std::string_view bareFunction(std::string_view name);
+  // `name` cut to at most `max_bytes` (at least 4), at a character's first
+  // byte, ending in "..."; as it is when it fits. Both the library, which
+  // fits names into a message, and whoever keeps them cut them so.
+  static void cutToFit(std::string& name, size_t max_bytes);
 };
 
 }  // namespace nk::wire
