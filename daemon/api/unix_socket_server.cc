@@ -123,20 +123,24 @@ Result<std::unique_ptr<UnixSocketServer>> UnixSocketServer::start(const std::fil
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   for (grpc::Service* service : services) builder.RegisterService(service);
   if (!options.interceptors.empty()) builder.experimental().SetInterceptorCreators(std::move(options.interceptors));
+  auto poller = std::make_unique<StandingPoller>(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     close(fd);
     return internalError("gRPC server failed to start");
   }
   if (auto* health = server->GetHealthCheckService()) health->SetServingStatus(true);
+  poller->start();
 
   if (rename(temp_path.c_str(), path.c_str()) != 0) {
     auto error = unavailable(errnoText("cannot move socket into place at " + path.string()));
     close(fd);
     server->Shutdown();
+    poller.reset();
     return error;
   }
-  auto result = std::make_unique<UnixSocketServer>(PrivateTag{}, path, fd, std::move(server), std::move(options));
+  auto result = std::make_unique<UnixSocketServer>(PrivateTag{}, path, fd, std::move(server), std::move(poller),
+                                                   std::move(options));
   if (struct stat bound {}; ::lstat(path.c_str(), &bound) == 0) {
     result->socket_dev_ = bound.st_dev;
     result->socket_ino_ = bound.st_ino;
@@ -149,12 +153,14 @@ Result<std::unique_ptr<UnixSocketServer>> UnixSocketServer::start(const std::fil
 }
 
 UnixSocketServer::UnixSocketServer(PrivateTag, std::filesystem::path path, int listen_fd,
-                                   std::unique_ptr<grpc::Server> server, Options options)
+                                   std::unique_ptr<grpc::Server> server, std::unique_ptr<StandingPoller> poller,
+                                   Options options)
     : path_(std::move(path)),
       listen_fd_(listen_fd),
       options_(std::move(options)),
       limits_(options_.limits),
-      server_(std::move(server)) {}
+      server_(std::move(server)),
+      poller_(std::move(poller)) {}
 
 UnixSocketServer::~UnixSocketServer() { shutdown(); }
 
@@ -354,6 +360,7 @@ void UnixSocketServer::shutdown() {
     ::unlink(path_.c_str());
   // Streams (telemetry watchers) get a short grace period, then are cancelled.
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+  poller_.reset();
   // Only now: gRPC has closed its descriptors, and ours held the sockets open.
   closeWatchedConnections();
   if (reserve_fd_ >= 0) close(reserve_fd_);

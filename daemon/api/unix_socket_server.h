@@ -14,6 +14,7 @@
 #include <grpcpp/support/server_interceptor.h>
 
 #include "api/connection_limits.h"
+#include "api/standing_poller.h"
 #include "base/result.h"
 
 namespace grpc {
@@ -61,7 +62,7 @@ class UnixSocketServer {
 
  public:
   UnixSocketServer(PrivateTag, std::filesystem::path path, int listen_fd, std::unique_ptr<grpc::Server> server,
-                   Options options);
+                   std::unique_ptr<StandingPoller> poller, Options options);
 
  private:
   using Clock = ConnectionLimits::Clock;
@@ -109,6 +110,7 @@ class UnixSocketServer {
   bool ever_exhausted_ = false;
   Clock::time_point exhaustion_said_at_{};
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<StandingPoller> poller_;  // after server_'s Shutdown
   std::atomic<bool> stopping_{false};
   std::thread accept_thread_;
 };
