@@ -30,6 +30,9 @@ class TelemetrySampler {
   void stop();
 
   std::shared_ptr<const TelemetrySample> latest() const;
+  // Reads what moves (frequencies, temperatures, energy) now; limits and
+  // governors come from the last re-read: the sampler's, once a second, or
+  // one after a write (invalidatePolicies).
   std::shared_ptr<const TelemetrySample> sampleNow();
   // sampleNow, unless the latest sample is younger than `max_age` and no
   // write has happened since (invalidatePolicies): then that one. However

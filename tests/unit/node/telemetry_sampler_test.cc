@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "fake_platform.h"
 
@@ -66,6 +68,29 @@ TEST(TelemetrySampler, AFreshSampleIsSharedUntilItAgesOrAWriteHappens) {
   auto third = sampler.sampleNoOlderThan(std::chrono::hours(1));
   EXPECT_GT(third->seq, second->seq);
   EXPECT_EQ(third->cores[3].cur_khz, 2400000u);
+}
+
+TEST(TelemetrySampler, PoliciesAreReReadByThePeriodicSamplesNotByFreshOnes) {
+  NodeTopology topology = twoByTwo();
+  test::FakeCpuFreq cpufreq(4);
+  test::FakePowerMeter meter(2);
+  test::FakeThermal thermal;
+  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(5));
+  // Another tool changes a governor and the frequency moves.
+  cpufreq.policies_[1].governor = "performance";
+  cpufreq.policies_[1].cur_khz = 2600000;
+  for (int i = 0; i < 25; ++i) {
+    auto fresh = sampler.sampleNow();
+    EXPECT_EQ(fresh->cores[1].cur_khz, 2600000u);
+    EXPECT_EQ(fresh->cores[1].governor, "ondemand") << "fresh sample " << i << " re-read the policies";
+  }
+  // The sampler notices within ten of its own samples.
+  sampler.start();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (sampler.latest()->cores[1].governor != "performance" && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  sampler.stop();
+  EXPECT_EQ(sampler.latest()->cores[1].governor, "performance");
 }
 
 TEST(TelemetrySampler, ReportsUnreadableFilesAsWarnings) {
