@@ -1,16 +1,18 @@
 #include "malloc_tuning.h"
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace nk {
 
 void MallocTuning::applyByReexec(char** argv) {
   static constexpr const char* kTunables[] = {"glibc.malloc.hugetlb=1", "glibc.malloc.top_pad=67108864",
                                               "glibc.malloc.mmap_threshold=33554432",
-                                              "glibc.malloc.trim_threshold=134217728"};
+                                              "glibc.malloc.trim_threshold=134217728", "glibc.malloc.arena_max=4"};
   // Holds the caller's GLIBC_TUNABLES across the re-exec ("-" for none),
   // so that what the daemon starts inherits the caller's, not these.
   static constexpr const char* kMarker = "NK_MALLOC_TUNED_FROM";
@@ -18,6 +20,12 @@ void MallocTuning::applyByReexec(char** argv) {
     if (std::string(original) == "-") ::unsetenv("GLIBC_TUNABLES");
     else ::setenv("GLIBC_TUNABLES", original, 1);
     ::unsetenv(kMarker);
+    // Run as /proc/self/exe, the process is named "exe" in ps, top, pgrep
+    // and the journal's _COMM; its threads without a name of their own
+    // inherit the name set here.
+    const std::string_view program = argv[0] ? argv[0] : "nodekeeperd";
+    const std::string name(program.substr(program.rfind('/') + 1));
+    ::prctl(PR_SET_NAME, name.empty() ? "nodekeeperd" : name.c_str());
     return;
   }
   const char* before = std::getenv("GLIBC_TUNABLES");

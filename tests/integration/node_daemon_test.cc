@@ -229,6 +229,15 @@ TEST_F(NodeDaemonTest, CleanStopRestoresControls) {
   EXPECT_FALSE(std::filesystem::exists(daemon_.socket()));
 }
 
+// The daemon re-executes itself (MallocTuning) as /proc/self/exe, which
+// would name it "exe" where operators look for it.
+TEST_F(NodeDaemonTest, IsNamedNodekeeperdWhereOperatorsLook) {
+  const std::string proc = "/proc/" + std::to_string(daemon_.pid());
+  EXPECT_EQ(readTrimmed(proc + "/comm"), "nodekeeperd");
+  for (const auto& thread : std::filesystem::directory_iterator(proc + "/task"))
+    EXPECT_NE(readTrimmed(thread.path() / "comm"), "exe") << thread.path();
+}
+
 TEST_F(NodeDaemonTest, ServesHealthAndReflection) {
   auto health = grpc::health::v1::Health::NewStub(channel_);
   grpc::ClientContext context;
