@@ -148,7 +148,8 @@ SessionGraph::Counts SessionGraph::counts() const {
 
 SessionGraph::Counts SessionGraph::countsNow() const {
   return {graph_.totalTasks(), graph_.totalEdges(), events_applied_, graph_.countsByState(), faults_,
-          graph_.tasksNotHeld(), graph_.maxHeld()};
+          graph_.tasksNotHeld(), graph_.maxHeld(), graph_.dependencesNotHeld(), translator_.namesNotKept(),
+          graph_.functionsNotKept()};
 }
 
 SessionGraph::Counts SessionGraph::release() {

@@ -79,6 +79,11 @@ class SessionGraph {
     // recording only, and the bound.
     uint64_t tasks_not_held = 0;
     uint64_t max_held = 0;
+    uint64_t dependences_not_held = 0;
+    // Function names past FunctionNameLimits: keys the stream left unnamed,
+    // and tasks counted under TaskGraph::kOtherFunctions.
+    uint64_t names_not_kept = 0;
+    uint64_t functions_not_kept = 0;
   };
   // What the graph holds now (without taking what is queued).
   Counts counts() const;

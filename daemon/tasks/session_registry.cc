@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <set>
+#include <string>
 #include <system_error>
+#include <vector>
 
+#include "taskgraph/function_name_limits.h"
 #include "taskgraph/recording_compactor.h"
 #include "taskgraph/recording_format.h"
 
@@ -19,10 +22,26 @@ void takeCounts(SessionRegistry::Info& info, const SessionGraph::Counts& counts)
   info.edges = counts.edges;
   info.events = counts.events;
   info.by_state = counts.by_state;
+  std::vector<std::string> limits;
   if (counts.tasks_not_held != 0)
-    info.graph_limited = "holds " + std::to_string(counts.max_held) + " unfinished tasks at the most (" +
-                         std::to_string(TaskGraph::kMaxHeldPerWindow) + " times task_graph_tasks): the " +
-                         std::to_string(counts.tasks_not_held) + " tasks created since are in the recording only";
+    limits.push_back("holds " + std::to_string(counts.max_held) + " unfinished tasks at the most (" +
+                     std::to_string(TaskGraph::kMaxHeldPerWindow) + " times task_graph_tasks): the " +
+                     std::to_string(counts.tasks_not_held) + " tasks created since" +
+                     (counts.dependences_not_held != 0
+                          ? " (and " + std::to_string(counts.dependences_not_held) + " dependences on them)"
+                          : std::string()) +
+                     " are in the recording only");
+  if (counts.names_not_kept != 0)
+    limits.push_back("left " + std::to_string(counts.names_not_kept) + " function names unnamed, past the " +
+                     std::to_string(FunctionNameLimits::kMaxNames) + " names or " +
+                     std::to_string(FunctionNameLimits::kMaxStreamNameBytes >> 20) +
+                     " MiB of names a stream may keep (their tasks show no function)");
+  if (counts.functions_not_kept != 0)
+    limits.push_back("counts " + std::to_string(counts.functions_not_kept) + " tasks of functions past the first " +
+                     std::to_string(FunctionNameLimits::kMaxNames) + " under \"" +
+                     std::string(TaskGraph::kOtherFunctions) + "\"");
+  info.graph_limited.clear();
+  for (const std::string& limit : limits) info.graph_limited += (info.graph_limited.empty() ? "" : "; ") + limit;
 }
 
 // A recording being rewritten compressed, beside the original.

@@ -85,8 +85,8 @@ class SessionRegistry {
     // Why the recording stopped while the program ran on, or why it is
     // gone; empty while it records, and after it recorded to the end.
     std::string recording_stopped;
-    // Why the live graph stopped holding new tasks; empty while it holds
-    // them all.
+    // What the live graph did not keep, past its bounds (tasks, their
+    // dependences, function names), "; " between; empty while it keeps all.
     std::string graph_limited;
     std::array<uint64_t, 5> by_state{};  // tasks per TaskState value (kept when the graph is freed)
   };

@@ -251,7 +251,10 @@ void TaskGraph::addDependence(const GraphEvent& e) {
   if (positionOf(e.from) == kNone && !(tasks_dropped_ != 0 && droppedIfNotHeld(e.from))) newTask(e.from);
   if (position == kNone) position = positionOf(e.task);  // the predecessor may be the task itself
   Task* held = position != kNone ? &tasks_[position] : newTask(e.task);  // deque references survive push_back
-  if (!held) return;  // a successor not held has no edges either
+  if (!held) {  // a successor not held has no edges either
+    ++dependences_not_held_;
+    return;
+  }
   Task& successor = *held;
   if (position == kNone) position = static_cast<uint32_t>(tasks_.size() - 1);
   uint32_t found = findPair(e.from, successor, e.task);

@@ -125,6 +125,9 @@ class TaskGraph {
   static constexpr size_t kMaxHeldPerWindow = 4;
   size_t maxHeld() const { return max_held_; }
   uint64_t tasksNotHeld() const { return tasks_not_held_; }
+  // Dependences on a successor not held (created past the bound): not in
+  // totalEdges(), which counts pairs, and these were never paired.
+  uint64_t dependencesNotHeld() const { return dependences_not_held_; }
   // Held and dropped.
   uint64_t totalTasks() const { return tasks_.size() + tasks_dropped_ + tasks_not_held_; }
   uint64_t totalEdges() const { return edges_.size() + edges_dropped_; }
@@ -277,6 +280,7 @@ class TaskGraph {
   size_t max_held_ = 0;  // 0: no bound
   size_t heldBound() const { return max_held_ != 0 ? max_held_ : SIZE_MAX; }
   uint64_t tasks_not_held_ = 0;
+  uint64_t dependences_not_held_ = 0;
   // Compact when tasks_ reaches this size (SIZE_MAX: never), once the
   // graph has made progress_floor_ progress (tasks ever + dependences).
   size_t next_compaction_ = SIZE_MAX;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "graph_event_batch.h"
 #include "taskgraph/task_event_translator.h"
 #include "taskgraph/task_graph.h"
-#include "wire/task_event_record.h"
 
 namespace nk {
 namespace {
@@ -70,28 +70,6 @@ TEST(FunctionNameLimits, AGraphKeepsSoManyNamesAndCountsTheRestTogether) {
   EXPECT_EQ(small.functions()[small.find(1)->function].size(), Limits::kMaxNameBytes);
 }
 
-v1::TaskEventBatch namesAndCreations(uint64_t first_key, size_t count, size_t name_bytes) {
-  v1::TaskEventBatch batch;
-  std::vector<wire::TaskEventRecord> records;
-  for (size_t i = 0; i < count; ++i) {
-    const uint64_t key = first_key + i;
-    v1::FunctionName* f = batch.add_functions();
-    f->set_key(key);
-    std::string name = "f" + std::to_string(key);
-    name.resize(std::max(name.size(), name_bytes), '.');
-    f->set_name(name);
-    wire::TaskEventRecord r{};
-    r.type = wire::TaskEventType::kCreated;
-    r.timestamp_ns = static_cast<uint64_t>(i + 1);
-    r.task_id = key;
-    r.b = key;
-    records.push_back(r);
-  }
-  v1::PackedEvents* packed = batch.add_packed();
-  packed->set_records(std::string(reinterpret_cast<const char*>(records.data()), records.size() * sizeof(records[0])));
-  return batch;
-}
-
 // A stream names at most 65,536 keys, in at most 4 MiB of text; a key past
 // either is left unnamed (its tasks are "unknown") and counted.
 TEST(FunctionNameLimits, AStreamKeepsSoManyNamesInSoManyBytes) {
@@ -99,14 +77,14 @@ TEST(FunctionNameLimits, AStreamKeepsSoManyNamesInSoManyBytes) {
     TaskEventTranslator translator;
     std::vector<GraphEvent> events;
     const size_t n = Limits::kMaxNames + 10;
-    ASSERT_EQ(translator.toGraphEvents(namesAndCreations(1, n, 0), events), "");
+    ASSERT_EQ(translator.toGraphEvents(test::namesAndCreations(1, n, 0), events), "");
     ASSERT_EQ(events.size(), n);
     EXPECT_EQ(events[0].function, "f1");
     EXPECT_EQ(events[Limits::kMaxNames - 1].function, "f" + std::to_string(Limits::kMaxNames));
     EXPECT_EQ(events[Limits::kMaxNames].function, "");
     EXPECT_EQ(translator.namesNotKept(), 10u);
     // A key it knows may be named again.
-    v1::TaskEventBatch again = namesAndCreations(5, 1, 0);
+    v1::TaskEventBatch again = test::namesAndCreations(5, 1, 0);
     again.mutable_functions(0)->set_name("renamed");
     ASSERT_EQ(translator.toGraphEvents(again, events), "");
     EXPECT_EQ(events[0].function, "renamed");
@@ -116,7 +94,7 @@ TEST(FunctionNameLimits, AStreamKeepsSoManyNamesInSoManyBytes) {
     TaskEventTranslator translator;
     std::vector<GraphEvent> events;
     const size_t fit = Limits::kMaxStreamNameBytes / Limits::kMaxNameBytes;
-    ASSERT_EQ(translator.toGraphEvents(namesAndCreations(1, fit + 5, 10 * Limits::kMaxNameBytes), events), "");
+    ASSERT_EQ(translator.toGraphEvents(test::namesAndCreations(1, fit + 5, 10 * Limits::kMaxNameBytes), events), "");
     EXPECT_EQ(events[fit - 1].function.size(), Limits::kMaxNameBytes);  // cut, and kept
     EXPECT_EQ(events[fit].function, "");
     EXPECT_EQ(translator.namesNotKept(), 5u);

@@ -1,9 +1,13 @@
 #pragma once
 
+#include <algorithm>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "nodekeeper/v1/tasks.pb.h"
 #include "taskgraph/task_graph.h"
+#include "wire/task_event_record.h"
 
 namespace nk::test {
 
@@ -40,6 +44,31 @@ inline nodekeeper::v1::TaskEventBatch batchOf(std::span<const GraphEvent> events
       case GraphEvent::Type::kFailed: e->mutable_failed()->set_task_id(g.task); break;
     }
   }
+  return batch;
+}
+
+// `count` creations as a client's library packs them, each of a function
+// key of its own, first_key on, named "f<key>" (padded with dots to
+// `name_bytes`) in the same batch.
+inline nodekeeper::v1::TaskEventBatch namesAndCreations(uint64_t first_key, size_t count, size_t name_bytes) {
+  nodekeeper::v1::TaskEventBatch batch;
+  std::vector<wire::TaskEventRecord> records;
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t key = first_key + i;
+    nodekeeper::v1::FunctionName* f = batch.add_functions();
+    f->set_key(key);
+    std::string name = "f" + std::to_string(key);
+    name.resize(std::max(name.size(), name_bytes), '.');
+    f->set_name(name);
+    wire::TaskEventRecord r{};
+    r.type = wire::TaskEventType::kCreated;
+    r.timestamp_ns = static_cast<uint64_t>(i + 1);
+    r.task_id = key;
+    r.b = key;
+    records.push_back(r);
+  }
+  nodekeeper::v1::PackedEvents* packed = batch.add_packed();
+  packed->set_records(std::string(reinterpret_cast<const char*>(records.data()), records.size() * sizeof(records[0])));
   return batch;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graph_event_batch.h"
+#include "taskgraph/function_name_limits.h"
 #include "taskgraph/recording_format.h"
 #include "taskgraph/recording_reader.h"
 #include "taskgraph/zstd_frames.h"
@@ -177,12 +178,43 @@ TEST_F(SessionRegistryTest, ASessionWhoseTasksNeverFinishSaysItsGraphStoppedHold
   ASSERT_TRUE(live);
   EXPECT_EQ(live->tasks, 1000u);
   const std::string said =
-      "holds 400 unfinished tasks at the most (4 times task_graph_tasks): the 600 tasks created since are in the "
-      "recording only";
+      "holds 400 unfinished tasks at the most (4 times task_graph_tasks): the 600 tasks created since (and 300 "
+      "dependences on them) are in the recording only";
   EXPECT_EQ(live->graph_limited, said);
   registry.close(*id);
   EXPECT_EQ(registry.info(*id)->graph_limited, said);
   EXPECT_EQ(registry.info(*id)->tasks, 1000u);
+}
+
+// Names past FunctionNameLimits are said too: those a stream left unnamed,
+// and the tasks a graph counted under one entry.
+TEST_F(SessionRegistryTest, ASessionSaysWhichFunctionNamesItsGraphDidNotKeep) {
+  SessionRegistry registry(dir_ / "recordings");
+  auto id = registry.open(42, 1000, "prog");
+  ASSERT_TRUE(id.ok());
+  constexpr size_t kPerBatch = 8192;
+  const size_t names = FunctionNameLimits::kMaxNames + 10;
+  for (size_t first = 1; first <= names; first += kPerBatch)
+    ASSERT_TRUE(registry.append(*id, test::namesAndCreations(first, std::min(kPerBatch, names + 1 - first), 0)).ok());
+  // The stream kept 65,536 names, and so does the graph: five more, named
+  // in the task events themselves, are counted together.
+  std::vector<GraphEvent> more;
+  for (uint64_t task = 1; task <= 5; ++task) {
+    GraphEvent e;
+    e.task = 1000000 + task;
+    e.function = "g" + std::to_string(task);
+    more.push_back(e);
+  }
+  ASSERT_TRUE(registry.append(*id, test::batchOf(more)).ok());
+  const std::string said = "left 10 function names unnamed, past the 65536 names or 4 MiB of names a stream may keep "
+                           "(their tasks show no function); counts 5 tasks of functions past the first 65536 under \"" +
+                           std::string(TaskGraph::kOtherFunctions) + "\"";
+  auto live = registry.info(*id);
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->tasks, names + 5);
+  EXPECT_EQ(live->graph_limited, said);
+  registry.close(*id);
+  EXPECT_EQ(registry.info(*id)->graph_limited, said);
 }
 
 TEST_F(SessionRegistryTest, UsersSeeTheirOwnSessions) {
