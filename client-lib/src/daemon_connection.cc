@@ -133,10 +133,10 @@ struct DaemonConnection::State {
                          const std::vector<PendingChanges::ThreadChange>& changes);
   void sendPowerBudget(v1::AppsService::Stub& stub, uint64_t app_id, uint64_t mw);
   bool runControlStream(v1::AppsService::Stub& stub, uint64_t app_id);
-  bool openControl(grpc::ClientContext& context);
-  // A registered app's unary call, which stop() may cancel: false (and no
-  // call) when stop() came first.
-  bool openCall(grpc::ClientContext& context);
+  // Lets stop() cancel the stream or call about to open, through `slot`
+  // (control_context or call_context): false, and nothing to open, when
+  // stop() came first.
+  bool openCancellable(grpc::ClientContext& context, grpc::ClientContext*& slot);
   void closeCall();
   void readDecisions(ControlStream& stream, std::atomic<bool>& broken);
   bool reportUntilBroken(ControlStream& stream, v1::AppsService::Stub& stub, uint64_t app_id,
@@ -356,7 +356,8 @@ grpc::Status DaemonConnection::State::sendThreadChanges(v1::AppsService::Stub& s
     v1::RegisterThreadResponse response;
     grpc::ClientContext context;
     context.set_deadline(sessionDeadline());
-    if (!openCall(context)) return grpc::Status(grpc::StatusCode::CANCELLED, "the program is ending");
+    if (!openCancellable(context, call_context))
+      return grpc::Status(grpc::StatusCode::CANCELLED, "the program is ending");
     grpc::Status status = stub.RegisterThread(&context, request, &response);
     closeCall();
     if (!status.ok()) return status;
@@ -372,7 +373,7 @@ void DaemonConnection::State::sendPowerBudget(v1::AppsService::Stub& stub, uint6
   v1::App response;
   grpc::ClientContext context;
   context.set_deadline(sessionDeadline());
-  if (!openCall(context)) return;
+  if (!openCancellable(context, call_context)) return;
   grpc::Status status = stub.SetPowerBudget(&context, request, &response);
   closeCall();
   if (!status.ok() && !stoppingNow())
@@ -385,7 +386,7 @@ bool DaemonConnection::State::runControlStream(v1::AppsService::Stub& stub, uint
   grpc::ClientContext context;
   // stop() came first. The lock is not held while unregistering, so the
   // app's calls never wait on the daemon.
-  if (!openControl(context)) {
+  if (!openCancellable(context, control_context)) {
     unregister(stub, app_id);
     return true;
   }
@@ -402,18 +403,10 @@ bool DaemonConnection::State::runControlStream(v1::AppsService::Stub& stub, uint
   return stoppingNow();
 }
 
-// Lets stop() cancel the stream about to open; false if stop() came first.
-bool DaemonConnection::State::openControl(grpc::ClientContext& context) {
+bool DaemonConnection::State::openCancellable(grpc::ClientContext& context, grpc::ClientContext*& slot) {
   std::lock_guard lock(mutex);
   if (stopping) return false;
-  control_context = &context;
-  return true;
-}
-
-bool DaemonConnection::State::openCall(grpc::ClientContext& context) {
-  std::lock_guard lock(mutex);
-  if (stopping) return false;
-  call_context = &context;
+  slot = &context;
   return true;
 }
 

@@ -22,15 +22,24 @@ NodeTopology twoByTwo() {
   return topology;
 }
 
-TEST(TelemetrySampler, MapsFrequencyTemperatureAndPower) {
+// A 2-package, 4-core node of fakes, for a sampler to read.
+class TelemetrySamplerTest : public ::testing::Test {
+ protected:
+  TelemetrySampler makeSampler(std::chrono::milliseconds interval = std::chrono::milliseconds(100)) {
+    return TelemetrySampler(topology, cpufreq, meter, thermal, nullptr, interval);
+  }
+
   NodeTopology topology = twoByTwo();
-  test::FakeCpuFreq cpufreq(4);
-  cpufreq.policies_[3].cur_khz = 2400000;
-  test::FakePowerMeter meter(2);
+  test::FakeCpuFreq cpufreq{4};
+  test::FakePowerMeter meter{2};
   test::FakeThermal thermal;
+};
+
+TEST_F(TelemetrySamplerTest, MapsFrequencyTemperatureAndPower) {
+  cpufreq.policies_[3].cur_khz = 2400000;
   thermal.readings = {{TemperatureReading::Kind::kCore, 1, 1, 61.5, "Core 1"},
                       {TemperatureReading::Kind::kPackage, 1, 0, 63.0, "Package id 1"}};
-  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(100));
+  TelemetrySampler sampler = makeSampler();
   auto first = sampler.sampleNow();
   ASSERT_EQ(first->cores.size(), 4u);
   EXPECT_EQ(first->cores[3].cur_khz, 2400000u);
@@ -49,12 +58,8 @@ TEST(TelemetrySampler, MapsFrequencyTemperatureAndPower) {
   EXPECT_EQ(sampler.latest()->seq, after->seq);
 }
 
-TEST(TelemetrySampler, AFreshSampleIsSharedUntilItAgesOrAWriteHappens) {
-  NodeTopology topology = twoByTwo();
-  test::FakeCpuFreq cpufreq(4);
-  test::FakePowerMeter meter(2);
-  test::FakeThermal thermal;
-  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(100));
+TEST_F(TelemetrySamplerTest, AFreshSampleIsSharedUntilItAgesOrAWriteHappens) {
+  TelemetrySampler sampler = makeSampler();
   auto first = sampler.sampleNoOlderThan(std::chrono::hours(1));
   // Within the age: the same sample, however often asked.
   for (int i = 0; i < 3; ++i) EXPECT_EQ(sampler.sampleNoOlderThan(std::chrono::hours(1))->seq, first->seq);
@@ -70,12 +75,8 @@ TEST(TelemetrySampler, AFreshSampleIsSharedUntilItAgesOrAWriteHappens) {
   EXPECT_EQ(third->cores[3].cur_khz, 2400000u);
 }
 
-TEST(TelemetrySampler, PoliciesAreReReadByThePeriodicSamplesNotByFreshOnes) {
-  NodeTopology topology = twoByTwo();
-  test::FakeCpuFreq cpufreq(4);
-  test::FakePowerMeter meter(2);
-  test::FakeThermal thermal;
-  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(5));
+TEST_F(TelemetrySamplerTest, PoliciesAreReReadByThePeriodicSamplesNotByFreshOnes) {
+  TelemetrySampler sampler = makeSampler(std::chrono::milliseconds(5));
   // Another tool changes a governor and the frequency moves.
   cpufreq.policies_[1].governor = "performance";
   cpufreq.policies_[1].cur_khz = 2600000;
@@ -93,12 +94,8 @@ TEST(TelemetrySampler, PoliciesAreReReadByThePeriodicSamplesNotByFreshOnes) {
   EXPECT_EQ(sampler.latest()->cores[1].governor, "performance");
 }
 
-TEST(TelemetrySampler, ReportsUnreadableFilesAsWarnings) {
-  NodeTopology topology = twoByTwo();
-  test::FakeCpuFreq cpufreq(4);
-  test::FakePowerMeter meter(2);
-  test::FakeThermal thermal;
-  TelemetrySampler sampler(topology, cpufreq, meter, thermal, nullptr, std::chrono::milliseconds(100));
+TEST_F(TelemetrySamplerTest, ReportsUnreadableFilesAsWarnings) {
+  TelemetrySampler sampler = makeSampler();
   cpufreq.policies_.erase(2);  // a policy vanished
   sampler.invalidatePolicies();
   auto sample = sampler.sampleNow();
