@@ -86,6 +86,37 @@ void appendUnique(std::vector<std::string>& lines, std::string line) {
   if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(std::move(line));
 }
 
+// A fault's evidence: its symptoms' lines, its probes' lines, and the rule
+// that confirmed it, last. `symptom_lines` counts the first part.
+struct Evidence {
+  std::vector<std::string> lines;
+  size_t symptom_lines = 0;
+};
+
+// The evidence of one fault reached from two groups, in that order still:
+// appended as it came, the second group's symptoms went after the first's
+// rule (a reader, and the tests, take the last line for the rule).
+Evidence mergedEvidence(Evidence into, Evidence from) {
+  Evidence out;
+  auto take = [&out](Evidence& e, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) appendUnique(out.lines, std::move(e.lines[i]));
+  };
+  // probeRule always ends the evidence with the rule.
+  const size_t into_rule = into.lines.size() - 1, from_rule = from.lines.size() - 1;
+  take(into, 0, into.symptom_lines);
+  take(from, 0, from.symptom_lines);
+  out.symptom_lines = out.lines.size();
+  take(into, into.symptom_lines, into_rule);
+  take(from, from.symptom_lines, from_rule);
+  take(from, from_rule, from_rule + 1);
+  take(into, into_rule, into_rule + 1);
+  return out;
+}
+
+// How many of a fault's first evidence lines are its group's symptoms
+// (probeRule: ten at the most, then "... and N more").
+size_t symptomLines(size_t symptoms) { return std::min(symptoms, kMaxSymptomLines) + (symptoms > kMaxSymptomLines); }
+
 // One analyse() call's probes. Lazily asked and remembered so that a node
 // several groups and rules ask about is probed once per kind: probes cost the
 // suspect node's daemon time exactly when it may be in trouble. Status and log
@@ -421,6 +452,7 @@ FaultAnalyser::Analysis FaultAnalyser::analyse(std::vector<SymptomRecord> sympto
   analysis.groups = group(std::move(symptoms), &analysis.duplicates_dropped);
   ProbeCache cache(prober_, rules_.probe_attempts);
   std::map<std::pair<std::string, FaultKind>, size_t> index;  // (node, kind) -> analysis.faults
+  std::vector<size_t> symptom_lines;                            // per fault in analysis.faults
 
   for (const Group& g : analysis.groups) {
     std::set<SymptomKind> kinds;
@@ -438,11 +470,15 @@ FaultAnalyser::Analysis FaultAnalyser::analyse(std::vector<SymptomRecord> sympto
       auto [it, fresh] = index.emplace(std::make_pair(fault->node, fault->kind), analysis.faults.size());
       if (fresh) {
         analysis.faults.push_back(std::move(*fault));
+        symptom_lines.push_back(symptomLines(g.symptoms.size()));
       } else {
         FaultRecord& merged = analysis.faults[it->second];
         merged.ranks.insert(merged.ranks.end(), fault->ranks.begin(), fault->ranks.end());
         merged.ranks = sortedUnique(std::move(merged.ranks));
-        for (std::string& line : fault->evidence) appendUnique(merged.evidence, std::move(line));
+        Evidence evidence = mergedEvidence({std::move(merged.evidence), symptom_lines[it->second]},
+                                           {std::move(fault->evidence), symptomLines(g.symptoms.size())});
+        merged.evidence = std::move(evidence.lines);
+        symptom_lines[it->second] = evidence.symptom_lines;
         if (fault->first_symptom_ns < merged.first_symptom_ns) {
           merged.first_symptom_ns = fault->first_symptom_ns;
           merged.job_id = fault->job_id;

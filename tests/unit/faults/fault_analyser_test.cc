@@ -440,6 +440,14 @@ TEST_F(FaultAnalyserTest, SameFaultFromTwoGroupsIsMerged) {
   EXPECT_EQ(std::count(f.evidence.begin(), f.evidence.end(),
                        std::string("rule process_hang at line 7 confirmed: reachable, rank_stopped")),
             1);
+  // In order still: both groups' symptoms, the probes, the rule last (the
+  // second group's symptom came after the rule).
+  ASSERT_GE(f.evidence.size(), 4u);
+  EXPECT_NE(f.evidence[0].find("from rank 0@n0"), std::string::npos) << f.evidence[0];
+  EXPECT_NE(f.evidence[1].find("from rank 1@n0"), std::string::npos) << f.evidence[1];
+  for (size_t i = 2; i + 1 < f.evidence.size(); ++i)
+    EXPECT_NE(f.evidence[i].find("probe"), std::string::npos) << "line " << i << ": " << f.evidence[i];
+  EXPECT_EQ(f.evidence.back(), "rule process_hang at line 7 confirmed: reachable, rank_stopped");
 }
 
 TEST_F(FaultAnalyserTest, EvidenceIsCappedAtTenSymptoms) {
