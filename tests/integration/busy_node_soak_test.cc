@@ -21,7 +21,6 @@
 //   took is measured and printed in a table at the end, never asserted.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,11 +28,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -43,13 +40,13 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
+#include "testlib/daemon_cluster.h"
 #include "testlib/daemon_process.h"
 #include "testlib/files.h"
 #include "testlib/host_load.h"
 #include "testlib/mpi_job.h"
 #include "testlib/processes.h"
 #include "testlib/run_program.h"
-#include "testlib/tcp_address.h"
 #include "testlib/temp_dir.h"
 #include "testlib/test_env.h"
 
@@ -101,9 +98,7 @@ struct Soak {
   double load_per_cpu = 0;
   TempDir dir{"soak", TempDir::Access::kShared};
   std::filesystem::path token;
-  int base = 20, port = 20000;
-  std::vector<std::unique_ptr<DaemonProcess>> nodes;  // [1..kNodes]
-  std::vector<std::string> addresses;
+  DaemonCluster cluster{dir.path()};
   int deadline_ms = 1000;
   Phase runs{"fault-free runs", "soak-run-"};
   Phase sigint{"SIGINT to mpirun", "soak-int-"};
@@ -124,29 +119,10 @@ class BusyNodeSoakTest : public ::testing::Test {
     soak->load_per_cpu = soak->load ? std::atof(envOr("NK_TEST_HOST_LOAD").c_str()) : kDefaultLoadPerCpu;
     if (!soak->load) soak->load = std::make_shared<HostLoad>(kDefaultLoadPerCpu);
     soak->deadline_ms = countFromEnv("NK_SOAK_DEADLINE_MS", 1000);
-    std::random_device random;
-    soak->base = 20 + 10 * static_cast<int>(random() % 19);
-    soak->port = 20000 + static_cast<int>(getpid() % 20000);
     soak->token = soak->dir / "token";
-    std::string token;
-    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (int i = 0; i < 44; ++i) token.push_back(alphabet[random() % 64]);
-    std::ofstream(soak->token) << token << "\n";
-    ::chmod(soak->token.c_str(), 0600);
-    soak->nodes.resize(kNodes + 1);
-    soak->addresses.assign(kNodes + 1, "");
-    for (int i = 1; i <= kNodes; ++i) {
-      soak->nodes[i] = std::make_unique<DaemonProcess>();
-      std::filesystem::create_directories(nodeDir(i));
-      std::string ip = "127.0.0." + std::to_string(soak->base + i);
-      // A port that is taken (another test run) is passed over.
-      for (int attempt = 0; attempt < 20 && soak->nodes[i]->pid() <= 0; ++attempt) {
-        int port = soak->port + attempt * 7;
-        if (!addressFree(ip, port)) continue;
-        soak->addresses[i] = ip + ":" + std::to_string(port);
-        launch(i);
-      }
-    }
+    DaemonCluster::writePeerToken(soak->token);
+    // SetUp says which did not start.
+    std::fputs(soak->cluster.start(kNodes, [](int) { return flags(); }).c_str(), stderr);
   }
 
   static void TearDownTestSuite() {
@@ -161,33 +137,22 @@ class BusyNodeSoakTest : public ::testing::Test {
       ASSERT_GT(node(i).pid(), 0) << nodeName(i) << " is not running: " << node(i).lastError();
   }
 
-  static std::filesystem::path nodeDir(int i) { return soak->dir / ("s" + std::to_string(i)); }
-  static DaemonProcess& node(int i) { return *soak->nodes[i]; }
+  static DaemonProcess& node(int i) { return soak->cluster.node(i); }
 
   // --emulate-ignore-host-load: the load is there to take CPU time from the
   // daemons and the ranks, not to heat the emulated cores; driven by it, an
   // emulated node reaches its alarm temperature within twenty minutes, and
   // its overheating, true to the model, is not what this soak looks for.
-  static bool launch(int i) {
-    return soak->nodes[i]->start(nodeDir(i), {"--node-name", nodeName(i), "--listen", soak->addresses[i],
-                                              "--peer-token", soak->token.string(), "--emulate-ignore-host-load"});
+  static std::vector<std::string> flags() {
+    return {"--peer-token", soak->token.string(), "--emulate-ignore-host-load"};
   }
 
-  // mpirun's MPMD form: one rank per node, rank i-1 at n<i>.
   static std::vector<std::string> mpirun(const std::string& job_id, const std::string& program,
                                          const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "--enable-recovery"};
-    for (int i = 1; i <= kNodes; ++i) {
-      if (i > 1) argv.push_back(":");
-      argv.insert(argv.end(), {"-np", "1", "-x", "NODEKEEPER_SOCKET=" + node(i).socket().string(), "-x",
-                               "NODEKEEPER_JOB_ID=" + job_id, "-x",
-                               "NODEKEEPER_PMPI_DEADLINE_MS=" + std::to_string(soak->deadline_ms)});
-      auto agent = pmpiAgentMpirunArgs();
-      argv.insert(argv.end(), agent.begin(), agent.end());
-      argv.push_back(program);
-      argv.insert(argv.end(), args.begin(), args.end());
-    }
-    return argv;
+    std::vector<std::string> command = {program};
+    command.insert(command.end(), args.begin(), args.end());
+    return soak->cluster.mpirun(
+        {"NODEKEEPER_JOB_ID=" + job_id, "NODEKEEPER_PMPI_DEADLINE_MS=" + std::to_string(soak->deadline_ms)}, command);
   }
 
   static bool startJob(MpiJob& job, const std::string& job_id, const std::string& program,
@@ -444,7 +409,7 @@ TEST_F(BusyNodeSoakTest, AKilledNodeIsFoundDown) {
       ::kill(job.pid(), SIGINT);
       job.wait(60s);
     }
-    ASSERT_TRUE(launch(victim)) << nodeName(victim) << " did not start again: " << node(victim).lastError();
+    ASSERT_TRUE(soak->cluster.restart(victim)) << nodeName(victim) << " did not start again: " << node(victim).lastError();
   }
 }
 

@@ -10,15 +10,12 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -27,11 +24,11 @@
 #include <nlohmann/json.hpp>
 
 #include "nodekeeper/v1/faults.grpc.pb.h"
+#include "testlib/daemon_cluster.h"
 #include "testlib/daemon_process.h"
 #include "testlib/mpi_job.h"
 #include "testlib/processes.h"
 #include "testlib/run_program.h"
-#include "testlib/tcp_address.h"
 #include "testlib/temp_dir.h"
 #include "testlib/test_env.h"
 
@@ -54,89 +51,44 @@ class FaultTreeTest : public ::testing::Test {
   void SetUp() override {
     if (envOr("NK_MPI_CHECK").empty() || envOr("NK_PMPI_LIB").empty()) GTEST_SKIP() << "no MPI programs built";
     token_ = dir_ / "token";
-    std::random_device random;
-    // 127.0.0.(base+1) .. (base+8): base one of 20, 30, .., 200.
-    base_ = 20 + 10 * static_cast<int>(random() % 19);
-    port_ = 20000 + static_cast<int>(getpid() % 20000);
-    std::string token;
-    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (int i = 0; i < 44; ++i) token.push_back(alphabet[random() % 64]);
-    {
-      std::ofstream out(token_);
-      out << token << "\n";
-    }
-    ::chmod(token_.c_str(), 0600);
-    token_text_ = token;
+    token_text_ = DaemonCluster::writePeerToken(token_);
   }
 
   void TearDown() override {
     job_.kill();
     for (pid_t p : rank_pids_)
       if (p > 0 && cmdlineOf(p).find("mpi_check") != std::string::npos) ::kill(p, SIGKILL);
-    for (auto& node : nodes_)
-      if (node) node->kill9();
+    cluster_.killAll();
   }
 
-  std::string ip(int i) const { return "127.0.0." + std::to_string(base_ + i); }
-  std::string address(int i) const { return addresses_[i]; }
-  std::filesystem::path nodeDir(int i) const { return dir_ / ("s" + std::to_string(i)); }
-  std::string socket(int i) const { return nodes_[i]->socket().string(); }
-  DaemonProcess& node(int i) { return *nodes_[i]; }
+  const std::string& address(int i) const { return cluster_.address(i); }
+  std::string socket(int i) const { return cluster_.node(i).socket().string(); }
+  DaemonProcess& node(int i) { return cluster_.node(i); }
 
-  bool launch(int i) {
-    return nodes_[i]->start(nodeDir(i), {"--node-name", nodeName(i), "--listen", addresses_[i], "--peer-token",
-                                         token_.string()});
-  }
-
-  // Daemons n1..n<count>, each on its own address; a port that is taken
-  // (another test run) is passed over.
+  // Daemons n1..n<count>, sharing the peer token.
   void startCluster(int count) {
-    nodes_.clear();
-    nodes_.resize(count + 1);
-    addresses_.assign(count + 1, "");
-    for (int i = 1; i <= count; ++i) {
-      nodes_[i] = std::make_unique<DaemonProcess>();
-      std::filesystem::create_directories(nodeDir(i));
-      bool started = false;
-      std::string errors;
-      for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-        int port = port_ + attempt * 7;
-        if (!addressFree(ip(i), port)) continue;
-        addresses_[i] = ip(i) + ":" + std::to_string(port);
-        started = launch(i);
-        if (!started) errors += nodes_[i]->lastError();
-      }
-      ASSERT_TRUE(started) << "daemon " << nodeName(i) << " did not start: " << errors;
-    }
+    ASSERT_EQ(cluster_.start(count, [this](int) { return std::vector<std::string>{"--peer-token", token_.string()}; }),
+              "");
   }
 
-  // mpirun's MPMD form: one rank per node, rank i-1 at n<i>.
   std::vector<std::string> mpirun(const std::vector<std::string>& program) const {
-    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "--enable-recovery"};
-    for (size_t i = 1; i < nodes_.size(); ++i) {
-      if (i > 1) argv.push_back(":");
-      argv.insert(argv.end(), {"-np", "1", "-x", "NODEKEEPER_SOCKET=" + nodes_[i]->socket().string(), "-x",
-                               std::string("NODEKEEPER_JOB_ID=") + kJob});
-      auto agent = pmpiAgentMpirunArgs();
-      argv.insert(argv.end(), agent.begin(), agent.end());
-      argv.push_back(envOr("NK_MPI_CHECK"));
-      argv.insert(argv.end(), program.begin(), program.end());
-    }
-    return argv;
+    std::vector<std::string> command = {envOr("NK_MPI_CHECK")};
+    command.insert(command.end(), program.begin(), program.end());
+    return cluster_.mpirun({std::string("NODEKEEPER_JOB_ID=") + kJob}, command);
   }
 
   std::string treeLine() const { return "job " + std::string(kJob) + ": fault tree of " +
-                                        std::to_string(nodes_.size() - 1) + " nodes"; }
+                                        std::to_string(cluster_.size()) + " nodes"; }
 
   // Every daemon built the job's tree (its log says so); then the first
   // heartbeats go round.
   bool waitForTree(std::chrono::seconds timeout = 90s) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (size_t i = 1; i < nodes_.size(); ++i) {
-      while (nodes_[i]->lastError().find(treeLine()) == std::string::npos) {
+    for (int i = 1; i <= cluster_.size(); ++i) {
+      while (node(i).lastError().find(treeLine()) == std::string::npos) {
         if (std::chrono::steady_clock::now() > deadline || job_.wait(0ms) >= 0) {
-          ADD_FAILURE() << nodeName(static_cast<int>(i)) << " built no tree; its log:\n"
-                        << nodes_[i]->lastError() << "\nmpirun stderr:\n" << job_.err();
+          ADD_FAILURE() << nodeName(i) << " built no tree; its log:\n"
+                        << node(i).lastError() << "\nmpirun stderr:\n" << job_.err();
           return false;
         }
         std::this_thread::sleep_for(100ms);
@@ -150,20 +102,20 @@ class FaultTreeTest : public ::testing::Test {
   void startJob(const std::vector<std::string>& program) {
     ASSERT_TRUE(job_.start(mpirun(program), dir_ / "job.out", dir_ / "job.err"));
     ASSERT_TRUE(waitForTree());
-    rank_pids_.assign(nodes_.size(), -1);
-    for (size_t i = 1; i < nodes_.size(); ++i) {
-      Json jobs = cliJson(static_cast<int>(i), {"jobs"});
+    rank_pids_.assign(static_cast<size_t>(cluster_.size()) + 1, -1);
+    for (int i = 1; i <= cluster_.size(); ++i) {
+      Json jobs = cliJson(i, {"jobs"});
       ASSERT_TRUE(jobs.contains("jobs")) << jobs.dump();
       for (const auto& j : jobs["jobs"]) {
         if (j["job_id"] != kJob) continue;
-        EXPECT_EQ(j["size"], nodes_.size() - 1) << j.dump();
-        EXPECT_EQ(j["nodes"].size(), nodes_.size() - 1) << j.dump();
+        EXPECT_EQ(j["size"], cluster_.size()) << j.dump();
+        EXPECT_EQ(j["nodes"].size(), static_cast<size_t>(cluster_.size())) << j.dump();
         ASSERT_EQ(j["ranks"].size(), 1u) << j.dump();
         EXPECT_EQ(j["ranks"][0]["rank"], i - 1) << j.dump();
-        EXPECT_EQ(j["ranks"][0]["node"], nodeName(static_cast<int>(i))) << j.dump();
+        EXPECT_EQ(j["ranks"][0]["node"], nodeName(i)) << j.dump();
         rank_pids_[i] = j["ranks"][0]["pid"].get<pid_t>();
       }
-      ASSERT_GT(rank_pids_[i], 0) << nodeName(static_cast<int>(i)) << ": " << jobs.dump();
+      ASSERT_GT(rank_pids_[i], 0) << nodeName(i) << ": " << jobs.dump();
       EXPECT_NE(cmdlineOf(rank_pids_[i]).find("mpi_check"), std::string::npos) << cmdlineOf(rank_pids_[i]);
     }
   }
@@ -201,16 +153,11 @@ class FaultTreeTest : public ::testing::Test {
 
   // Node n<i> fails: its daemon, then its rank, SIGKILLed.
   void killNode(int i) {
-    nodes_[i]->kill9();
+    node(i).kill9();
     if (rank_pids_[i] > 0) ::kill(rank_pids_[i], SIGKILL);
   }
 
-  std::string logs() const {
-    std::string out;
-    for (size_t i = 1; i < nodes_.size(); ++i)
-      if (nodes_[i]) out += "--- " + nodeName(static_cast<int>(i)) + ":\n" + nodes_[i]->lastError();
-    return out;
-  }
+  std::string logs() const { return cluster_.logs(); }
 
   // Checks one published fault: its job, kind, node, the ranks it hit, who
   // localised it, its times, and that its evidence ends with the rule that
@@ -253,9 +200,7 @@ class FaultTreeTest : public ::testing::Test {
   TempDir dir_{"faulttree", TempDir::Access::kShared};
   std::filesystem::path token_;
   std::string token_text_;
-  int base_ = 20, port_ = 20000;
-  std::vector<std::unique_ptr<DaemonProcess>> nodes_;  // [1..count]
-  std::vector<std::string> addresses_;
+  DaemonCluster cluster_{dir_.path()};
   std::vector<pid_t> rank_pids_;
   MpiJob job_;
 };
@@ -450,7 +395,7 @@ TEST_F(FaultTreeTest, ARestartedDaemonRejoinsTheTree) {
   ASSERT_TRUE(down) << show(faults(1)) << logs();
   expectFault(*down, "node_down", "n7", "n2", {6}, kDown);
 
-  ASSERT_TRUE(launch(7)) << node(7).lastError();
+  ASSERT_TRUE(cluster_.restart(7)) << node(7).lastError();
   bool rejoined = false;
   for (int i = 0; i < 100 && !(rejoined = node(7).lastError().find(treeLine()) != std::string::npos); ++i)
     std::this_thread::sleep_for(100ms);

@@ -18,7 +18,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -31,6 +30,7 @@
 #include "protos/health.grpc.pb.h"
 #include "protos/reflection.grpc.pb.h"
 #include "base/clock.h"
+#include "testlib/daemon_cluster.h"
 #include "testlib/daemon_process.h"
 #include "testlib/files.h"
 #include "testlib/mpi_job.h"
@@ -55,10 +55,6 @@ std::string nodeName(int i) { return "n" + std::to_string(i); }
 class PeerTlsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::random_device random;
-    // 127.0.0.(base+1) .. (base+4): base one of 20, 30, .., 200.
-    base_ = 20 + 10 * static_cast<int>(random() % 19);
-    port_ = 20000 + static_cast<int>((getpid() + 4111) % 20000);
     // The site's CA and a certificate per node, and a second CA with
     // certificates for the same names and addresses: a stranger's.
     for (const auto& [dir, ca] : {std::pair{pki(), "site CA"}, std::pair{roguePki(), "rogue CA"}}) {
@@ -73,16 +69,14 @@ class PeerTlsTest : public ::testing::Test {
     job_.kill();
     for (pid_t p : rank_pids_)
       if (p > 0 && cmdlineOf(p).find("mpi_check") != std::string::npos) ::kill(p, SIGKILL);
-    for (auto& node : nodes_)
-      if (node) node->kill9();
+    cluster_.killAll();
   }
 
   static bool haveMpi() { return !envOr("NK_MPI_CHECK").empty() && !envOr("NK_PMPI_LIB").empty(); }
   std::filesystem::path pki() const { return dir_ / "pki"; }
   std::filesystem::path roguePki() const { return dir_ / "rogue"; }
-  std::string ip(int i) const { return "127.0.0." + std::to_string(base_ + i); }
-  std::filesystem::path nodeDir(int i) const { return dir_ / ("s" + std::to_string(i)); }
-  DaemonProcess& node(int i) { return *nodes_[i]; }
+  std::string ip(int i) const { return cluster_.ip(i); }
+  DaemonProcess& node(int i) { return cluster_.node(i); }
 
   // This node's TLS flags: its certificate and key from `site`, the site's CA.
   std::vector<std::string> tlsFlags(int i, const std::filesystem::path& site) const {
@@ -90,46 +84,16 @@ class PeerTlsTest : public ::testing::Test {
             (site / (nodeName(i) + ".key")).string(), "--peer-ca", (site / "ca.pem").string()};
   }
 
-  // Daemons n1..n<count>, each on its own address with `flags(i)` after
-  // its name and address; a port that is taken is passed over.
-  void startCluster(int count, const std::function<std::vector<std::string>(int)>& flags) {
-    nodes_.clear();
-    nodes_.resize(count + 1);
-    addresses_.assign(count + 1, "");
-    for (int i = 1; i <= count; ++i) {
-      nodes_[i] = std::make_unique<DaemonProcess>();
-      std::filesystem::create_directories(nodeDir(i));
-      bool started = false;
-      std::string errors;
-      for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-        int port = port_ + attempt * 7;
-        if (!addressFree(ip(i), port)) continue;
-        addresses_[i] = ip(i) + ":" + std::to_string(port);
-        std::vector<std::string> argv = {"--node-name", nodeName(i), "--listen", addresses_[i]};
-        for (auto& flag : flags(i)) argv.push_back(flag);
-        started = nodes_[i]->start(nodeDir(i), argv);
-        if (!started) errors += nodes_[i]->lastError();
-      }
-      ASSERT_TRUE(started) << "daemon " << nodeName(i) << " did not start: " << errors;
-    }
-  }
+  void startCluster(int count, const DaemonCluster::Flags& flags) { ASSERT_EQ(cluster_.start(count, flags), ""); }
 
   std::vector<std::string> mpirun(const std::vector<std::string>& program) const {
-    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "--enable-recovery"};
-    for (size_t i = 1; i < nodes_.size(); ++i) {
-      if (i > 1) argv.push_back(":");
-      argv.insert(argv.end(), {"-np", "1", "-x", "NODEKEEPER_SOCKET=" + nodes_[i]->socket().string(), "-x",
-                               std::string("NODEKEEPER_JOB_ID=") + kJob});
-      auto agent = pmpiAgentMpirunArgs();
-      argv.insert(argv.end(), agent.begin(), agent.end());
-      argv.push_back(envOr("NK_MPI_CHECK"));
-      argv.insert(argv.end(), program.begin(), program.end());
-    }
-    return argv;
+    std::vector<std::string> command = {envOr("NK_MPI_CHECK")};
+    command.insert(command.end(), program.begin(), program.end());
+    return cluster_.mpirun({std::string("NODEKEEPER_JOB_ID=") + kJob}, command);
   }
 
   std::string treeLine() const {
-    return "job " + std::string(kJob) + ": fault tree of " + std::to_string(nodes_.size() - 1) + " nodes";
+    return "job " + std::string(kJob) + ": fault tree of " + std::to_string(cluster_.size()) + " nodes";
   }
 
   Json cliJson(int i, std::vector<std::string> args) {
@@ -158,12 +122,7 @@ class PeerTlsTest : public ::testing::Test {
     }
   }
 
-  std::string logs() const {
-    std::string out;
-    for (size_t i = 1; i < nodes_.size(); ++i)
-      if (nodes_[i]) out += "--- " + nodeName(static_cast<int>(i)) + ":\n" + nodes_[i]->lastError();
-    return out;
-  }
+  std::string logs() const { return cluster_.logs(); }
 
   // A channel to n<i>'s TCP port over TLS: trusting `ca`, presenting the
   // certificate and key of `as` (none when empty).
@@ -175,13 +134,13 @@ class PeerTlsTest : public ::testing::Test {
       options.pem_cert_chain = readFile(cert);
       options.pem_private_key = readFile(key);
     }
-    return grpc::CreateChannel(addresses_[i], grpc::SslCredentials(options));
+    return grpc::CreateChannel(cluster_.address(i), grpc::SslCredentials(options));
   }
   std::shared_ptr<grpc::Channel> siteChannel(int i, int as) {
     return tlsChannel(i, pki() / "ca.pem", pki() / (nodeName(as) + ".pem"), pki() / (nodeName(as) + ".key"));
   }
   std::shared_ptr<grpc::Channel> plainChannel(int i) {
-    return grpc::CreateChannel(addresses_[i], grpc::InsecureChannelCredentials());
+    return grpc::CreateChannel(cluster_.address(i), grpc::InsecureChannelCredentials());
   }
   // A channel as n<as> with a connection of its own (a new handshake), and
   // the certificate n<i> presented in it; empty if the call failed.
@@ -192,7 +151,7 @@ class PeerTlsTest : public ::testing::Test {
     options.pem_private_key = readFile(pki() / (nodeName(as) + ".key"));
     grpc::ChannelArguments own_connection;
     own_connection.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    auto channel = grpc::CreateCustomChannel(addresses_[i], grpc::SslCredentials(options), own_connection);
+    auto channel = grpc::CreateCustomChannel(cluster_.address(i), grpc::SslCredentials(options), own_connection);
     auto stub = v1::FaultTreeService::NewStub(channel);
     v1::ProbeRequest request;
     request.set_job_id(kJob);
@@ -227,14 +186,14 @@ class PeerTlsTest : public ::testing::Test {
     rank.set_size(2);
     rank.set_node("n1");
     rank.set_pid(getpid());
-    rank.set_endpoint(addresses_[1]);
+    rank.set_endpoint(cluster_.address(1));
     v1::RegisterRankResponse registered;
     grpc::ClientContext register_context;
     register_context.set_deadline(std::chrono::system_clock::now() + 5s);
     if (grpc::Status s = local->RegisterRank(&register_context, rank, &registered); !s.ok()) return s;
     v1::SetJobNodesRequest request;
     request.set_job_id(job);
-    for (const auto& [name, endpoint, r] : {std::tuple{root, root_endpoint, 0u}, std::tuple{std::string("n1"), addresses_[1], 1u}}) {
+    for (const auto& [name, endpoint, r] : {std::tuple{root, root_endpoint, 0u}, std::tuple{std::string("n1"), cluster_.address(1), 1u}}) {
       v1::JobNode* n = request.add_nodes();
       n->set_node(name);
       n->set_endpoint(endpoint);
@@ -314,9 +273,7 @@ class PeerTlsTest : public ::testing::Test {
   }
 
   TempDir dir_{"peertls", TempDir::Access::kShared};
-  int base_ = 20, port_ = 20000;
-  std::vector<std::unique_ptr<DaemonProcess>> nodes_;  // [1..count]
-  std::vector<std::string> addresses_;
+  DaemonCluster cluster_{dir_.path(), 4111};
   std::vector<pid_t> rank_pids_;
   MpiJob job_;
 };
@@ -329,7 +286,7 @@ TEST_F(PeerTlsTest, AFaultTreeOverMutualTlsLocalisesAKilledNode) {
   ASSERT_NO_FATAL_FAILURE(startCluster(4, [&](int i) { return tlsFlags(i, pki()); }));
   for (int i = 1; i <= 4; ++i) {
     const std::string log = node(i).lastError();
-    EXPECT_TRUE(contains(log, "serving the fault tree to peers on " + addresses_[i] + " (mutual TLS required)")) << log;
+    EXPECT_TRUE(contains(log, "serving the fault tree to peers on " + cluster_.address(i) + " (mutual TLS required)")) << log;
     EXPECT_TRUE(contains(log, "peers over mutual TLS: this node is CN=" + nodeName(i) + " (valid until 20")) << log;
     EXPECT_TRUE(contains(log, " UTC), peers must chain to CN=site CA")) << log;
     EXPECT_FALSE(contains(log, "in clear")) << log;
@@ -507,26 +464,23 @@ TEST_F(PeerTlsTest, InClearTheTcpPortServesNoHealthOrReflectionAndWarns) {
   std::filesystem::path token = dir_ / "token";
   std::ofstream(token) << "a-token-of-thirty-two-characters-long\n";
   ::chmod(token.c_str(), 0600);
-  nodes_.resize(2);
-  addresses_.assign(2, "");
-  nodes_[1] = std::make_unique<DaemonProcess>();
-  std::filesystem::create_directories(nodeDir(1));
+  DaemonProcess n1;
+  std::filesystem::create_directories(dir_ / "s1");
   bool started = false;
   int port = 0;
   for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-    port = port_ + 3 + attempt * 7;
+    port = cluster_.port() + 3 + attempt * 7;
     if (!addressFree("0.0.0.0", port)) continue;
-    started = node(1).start(nodeDir(1), {"--node-name", "n1", "--listen", "0.0.0.0:" + std::to_string(port),
+    started = n1.start(dir_ / "s1", {"--node-name", "n1", "--listen", "0.0.0.0:" + std::to_string(port),
                                          "--peer-token", token.string()});
   }
-  ASSERT_TRUE(started) << node(1).lastError();
-  addresses_[1] = "127.0.0.1:" + std::to_string(port);
-  const std::string log = node(1).lastError();
+  ASSERT_TRUE(started) << n1.lastError();
+  const std::string log = n1.lastError();
   EXPECT_TRUE(contains(log, "peer traffic is in clear")) << log;
   EXPECT_TRUE(contains(log, "--listen 0.0.0.0:" + std::to_string(port) + " takes peer calls on every interface"))
       << log;
 
-  auto tcp = plainChannel(1);
+  auto tcp = grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
   std::set<std::string> names;
   grpc::Status listed = listServices(tcp, &names);
   EXPECT_EQ(listed.error_code(), grpc::StatusCode::UNIMPLEMENTED) << listed.error_message();
@@ -539,7 +493,7 @@ TEST_F(PeerTlsTest, InClearTheTcpPortServesNoHealthOrReflectionAndWarns) {
   v1::ProbeResponse reply;
   EXPECT_EQ(probe(tcp, &reply).error_code(), grpc::StatusCode::UNAUTHENTICATED);
 
-  auto unix_socket = grpc::CreateChannel("unix:" + node(1).socket().string(), grpc::InsecureChannelCredentials());
+  auto unix_socket = grpc::CreateChannel("unix:" + n1.socket().string(), grpc::InsecureChannelCredentials());
   names.clear();
   listed = listServices(unix_socket, &names);
   EXPECT_TRUE(listed.ok()) << listed.error_message();
@@ -601,7 +555,7 @@ TEST_F(PeerTlsTest, ARenewedCertificateIsTakenOnSighupWithoutARestart) {
   // A job whose rank 0 is at n2, this test, and rank 1 (this process too) at
   // n1: n1 heartbeats n2, the root of the job's tree.
   RecordingPeer before;
-  const std::string peer_before = ip(2) + ":" + std::to_string(port_ + 11);
+  const std::string peer_before = ip(2) + ":" + std::to_string(cluster_.port() + 11);
   ASSERT_TRUE(before.start(peer_before, pki(), "n2"));
   grpc::Status joined = joinJob(kJob, "n2", peer_before);
   ASSERT_TRUE(joined.ok()) << joined.error_message();
@@ -637,7 +591,7 @@ TEST_F(PeerTlsTest, ARenewedCertificateIsTakenOnSighupWithoutARestart) {
   EXPECT_TRUE(probe(kept, &reply).ok()) << "the connection made before the renewal goes on";
   // So does n1's channel to a peer it reaches anew (the job's n2 moved).
   RecordingPeer after;
-  const std::string peer_after = ip(2) + ":" + std::to_string(port_ + 12);
+  const std::string peer_after = ip(2) + ":" + std::to_string(cluster_.port() + 12);
   ASSERT_TRUE(after.start(peer_after, pki(), "n2"));
   joined = joinJob(kJob, "n2", peer_after);
   ASSERT_TRUE(joined.ok()) << joined.error_message();
@@ -663,13 +617,13 @@ TEST_F(PeerTlsTest, ARenewedCertificateIsTakenOnSighupWithoutARestart) {
 TEST_F(PeerTlsTest, APeerCertificateThatDoesNotNameTheAddressIsRefused) {
   ASSERT_NO_FATAL_FAILURE(startCluster(1, [&](int i) { return tlsFlags(i, pki()); }));
   RecordingPeer right, wrong;
-  ASSERT_TRUE(right.start(ip(2) + ":" + std::to_string(port_ + 13), pki(), "n2"));
-  ASSERT_TRUE(wrong.start(ip(3) + ":" + std::to_string(port_ + 14), pki(), "n2"));
+  ASSERT_TRUE(right.start(ip(2) + ":" + std::to_string(cluster_.port() + 13), pki(), "n2"));
+  ASSERT_TRUE(wrong.start(ip(3) + ":" + std::to_string(cluster_.port() + 14), pki(), "n2"));
   // Two jobs, each with n1 below a stand-in root: "n2" at its own address,
   // "n3" at an address n2's certificate does not name.
-  grpc::Status joined = joinJob("right", "n2", ip(2) + ":" + std::to_string(port_ + 13));
+  grpc::Status joined = joinJob("right", "n2", ip(2) + ":" + std::to_string(cluster_.port() + 13));
   ASSERT_TRUE(joined.ok()) << joined.error_message();
-  joined = joinJob("wrong", "n3", ip(3) + ":" + std::to_string(port_ + 14));
+  joined = joinJob("wrong", "n3", ip(3) + ":" + std::to_string(cluster_.port() + 14));
   ASSERT_TRUE(joined.ok()) << joined.error_message();
   // The right one hears n1 many times over; by then the wrong one would
   // have too, had its handshake passed.
@@ -682,30 +636,28 @@ TEST_F(PeerTlsTest, APeerCertificateThatDoesNotNameTheAddressIsRefused) {
 
 // A bad file stops the start with one line naming it.
 TEST_F(PeerTlsTest, ABadKeyOrCertificateStopsTheStart) {
-  nodes_.resize(2);
-  addresses_.assign(2, "");
-  nodes_[1] = std::make_unique<DaemonProcess>();
-  std::filesystem::create_directories(nodeDir(1));
+  DaemonProcess n1;
+  std::filesystem::create_directories(dir_ / "s1");
   std::filesystem::path open_key = dir_ / "open.key";
   std::filesystem::copy_file(pki() / "n1.key", open_key);
   ::chmod(open_key.c_str(), 0644);
   auto flags = [&](const std::filesystem::path& cert, const std::filesystem::path& key) {
-    return std::vector<std::string>{"--node-name", "n1", "--listen", ip(1) + ":" + std::to_string(port_ + 5),
+    return std::vector<std::string>{"--node-name", "n1", "--listen", ip(1) + ":" + std::to_string(cluster_.port() + 5),
                                     "--peer-cert", cert.string(), "--peer-key", key.string(),
                                     "--peer-ca", (pki() / "ca.pem").string()};
   };
-  EXPECT_FALSE(node(1).start(nodeDir(1), flags(pki() / "n1.pem", open_key)));
-  EXPECT_TRUE(contains(node(1).lastError(), "peer key " + open_key.string() +
+  EXPECT_FALSE(n1.start(dir_ / "s1", flags(pki() / "n1.pem", open_key)));
+  EXPECT_TRUE(contains(n1.lastError(), "peer key " + open_key.string() +
                                                 " has mode 0644: other users may read the key; chmod 600"))
-      << node(1).lastError();
-  EXPECT_FALSE(node(1).start(nodeDir(1), flags(pki() / "n1.pem", pki() / "n2.key")));
-  EXPECT_TRUE(contains(node(1).lastError(), "does not match peer certificate")) << node(1).lastError();
-  EXPECT_FALSE(node(1).start(nodeDir(1), flags(roguePki() / "n1.pem", roguePki() / "n1.key")));
-  EXPECT_TRUE(contains(node(1).lastError(), "does not verify against peer CA")) << node(1).lastError();
+      << n1.lastError();
+  EXPECT_FALSE(n1.start(dir_ / "s1", flags(pki() / "n1.pem", pki() / "n2.key")));
+  EXPECT_TRUE(contains(n1.lastError(), "does not match peer certificate")) << n1.lastError();
+  EXPECT_FALSE(n1.start(dir_ / "s1", flags(roguePki() / "n1.pem", roguePki() / "n1.key")));
+  EXPECT_TRUE(contains(n1.lastError(), "does not verify against peer CA")) << n1.lastError();
   // A sound certificate of another node: peers would refuse this one's
   // heartbeats, so it does not start.
-  EXPECT_FALSE(node(1).start(nodeDir(1), flags(pki() / "n2.pem", pki() / "n2.key")));
-  EXPECT_TRUE(contains(node(1).lastError(), "names node 'n2' (its CN), but this node is 'n1'")) << node(1).lastError();
+  EXPECT_FALSE(n1.start(dir_ / "s1", flags(pki() / "n2.pem", pki() / "n2.key")));
+  EXPECT_TRUE(contains(n1.lastError(), "names node 'n2' (its CN), but this node is 'n1'")) << n1.lastError();
 }
 
 }  // namespace
