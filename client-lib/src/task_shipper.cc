@@ -36,6 +36,9 @@ namespace {
 
 constexpr auto kInterval = std::chrono::milliseconds(5);
 constexpr auto kRetry = std::chrono::seconds(1);
+// How long a new stream's first message waits for the daemon to name its
+// limits; one from before the limits names none, and gets the defaults.
+constexpr auto kLimitsPatience = std::chrono::seconds(2);
 constexpr size_t kDrainChunk = ShipmentSizes::kPartEvents;
 static_assert(kDrainChunk <= wire::CompactEvents::kMaxRecordsPerPart, "a chunk is one compact part");
 // A ring's chunks taken in one pass at the most, so that every ring is
@@ -65,6 +68,10 @@ struct TaskShipper::Link {
   // named, so the defaults): ShipmentSizes and MessagePacer keep to them.
   std::atomic<uint32_t> daemon_max_message_bytes{0};
   std::atomic<uint32_t> daemon_messages_per_second{0};
+  // Whether the daemon's initial metadata has come (with the limits, or
+  // without: a daemon from before them), and when the stream opened.
+  std::atomic<bool> daemon_spoke{false};
+  std::chrono::steady_clock::time_point opened{};
   std::chrono::steady_clock::time_point next_attempt{};
   // Reused between sends: a cleared repeated field keeps its messages, so
   // steady shipping allocates nothing per event.
@@ -283,6 +290,7 @@ void TaskShipper::readControls(Link& link) {
       link.daemon_messages_per_second.store(wire::PublishLimits::parseMessagesPerSecond(value).value_or(0),
                                             std::memory_order_relaxed);
   }
+  link.daemon_spoke.store(true, std::memory_order_release);  // after the limits it named
   v1::TaskControl control;
   while (link.stream->Read(&control)) applyControl(control);
   if (gate_.active()) {
@@ -378,7 +386,9 @@ bool TaskShipper::shipOnce() {
     link.daemon_reads_split.store(false, std::memory_order_relaxed);
     link.daemon_max_message_bytes.store(0, std::memory_order_relaxed);
     link.daemon_messages_per_second.store(0, std::memory_order_relaxed);
+    link.daemon_spoke.store(false, std::memory_order_relaxed);
     paced_rate_.reset();
+    link.opened = now;
     link.stream = link.stub->Publish(link.context.get());
     link.reader = std::thread([this, &link] { readControls(link); });
     capture_.setCapturing(true);
@@ -388,6 +398,16 @@ bool TaskShipper::shipOnce() {
     if (gate_.active()) gate_.releaseAll(0, "no nodekeeperd at " + socket_path_);
     // Nor pay for events nobody takes.
     capture_.setCapturing(false);
+  }
+
+  // Nothing goes before the daemon names its limits: a first message sent at
+  // the defaults ended the stream of a daemon that takes 4 KiB (it came
+  // before the names when the daemon's gRPC was slow to start the stream).
+  // The rings hold the events meanwhile. "More": the run loop comes back at
+  // once, and does not end on a stop with events still to ship.
+  if (link.stream && !link.daemon_spoke.load(std::memory_order_acquire) && now - link.opened < kLimitsPatience) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return true;
   }
 
   v1::TaskEventBatch& batch = link.batch;

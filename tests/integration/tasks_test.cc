@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +33,7 @@
 #include "testlib/background_program.h"
 #include "testlib/files.h"
 #include "testlib/run_program.h"
+#include "testlib/temp_dir.h"
 #include "testlib/test_env.h"
 #include "testlib/wait_for.h"
 #include "wire/compact_events.h"
@@ -198,6 +200,57 @@ TEST_F(TasksUnderTightLimitsTest, ALosslessProgramKeepsUnderThemAndLosesNothing)
   }
   EXPECT_EQ(functions, (std::set<std::string>{constructName("fib_task", "#pragma omp task shared(a)"),
                                               constructName("fib_task", "#pragma omp task shared(b)")}));
+}
+
+// A stand-in for a daemon whose gRPC is slow to start a stream (a busy
+// node, or its callback threads asleep): it names the least message size
+// there is only 300 ms after the stream opens, and counts the tasks it is
+// told of. gRPC itself ends a call whose message is larger.
+class LateLimitsDaemon final : public v1::TasksService::Service {
+ public:
+  grpc::Status Publish(grpc::ServerContext* context,
+                       grpc::ServerReaderWriter<v1::TaskControl, v1::TaskEventBatch>* stream) override {
+    std::this_thread::sleep_for(300ms);
+    context->AddInitialMetadata(std::string(wire::PublishLimits::kMaxMessageBytesKey),
+                                std::to_string(wire::PublishLimits::kMinMessageBytes));
+    stream->SendInitialMetadata();
+    TaskEventTranslator translator;
+    v1::TaskEventBatch batch;
+    std::vector<GraphEvent> events;
+    while (stream->Read(&batch)) {
+      events.clear();
+      if (!translator.toGraphEvents(batch, events).empty()) ++unreadable;
+      for (const GraphEvent& e : events) created += e.type == GraphEvent::Type::kCreated;
+    }
+    return grpc::Status::OK;
+  }
+  std::atomic<uint64_t> created{0}, unreadable{0};
+};
+
+// The library sends nothing before the daemon names its limits. (It sent
+// its first messages at the defaults when the names came late, and a
+// daemon that takes 4 KiB ended the stream: CI saw a tight-limits run
+// record no task at all.)
+TEST(TasksAgainstALateDaemon, NothingIsSentBeforeTheDaemonNamesItsLimits) {
+  TempDir dir("tasks-late", TempDir::Access::kShared);
+  LateLimitsDaemon daemon;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix:" + (dir / "nk.sock").string(), grpc::InsecureServerCredentials());
+  builder.SetMaxReceiveMessageSize(static_cast<int>(wire::PublishLimits::kMinMessageBytes));
+  builder.RegisterService(&daemon);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_TRUE(server);
+  ProcessResult run = runProgram({"/usr/bin/env", "NODEKEEPER_SOCKET=" + (dir / "nk.sock").string(),
+                                  "OMP_TOOL_LIBRARIES=" + envOr("NK_CLIENT_LIB"), "NODEKEEPER_TASKS=lossless",
+                                  "OMP_NUM_THREADS=4", "NK_DEBUG=1", envOr("NK_TASKS_PROGRAM"), "fib", "20"},
+                                 std::nullopt, 60s);
+  server->Shutdown();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.out, m, std::regex("fib=6765 tasks=(\\d+)"))) << run.out;
+  EXPECT_EQ(daemon.created.load(), std::stoull(m[1])) << run.err;
+  EXPECT_EQ(daemon.unreadable.load(), 0u);
+  EXPECT_EQ(run.err.find("task events are not reaching"), std::string::npos) << run.err;
 }
 
 // A daemon at a low message rate that stalls (stopped here for 4 s, as a
