@@ -142,7 +142,12 @@ std::optional<Json> lastStatus(const std::vector<EventStream::Event>& events) {
 
 class UiTest : public DaemonFixture {
  protected:
-  UiTest() : DaemonFixture("ui", {"--debug-grace-s", "3"}) {}
+  // A program held at its start with no frontend attached is released
+  // after the grace; the server attaches only once a test opens the graph,
+  // which on a loaded host can come seconds after the hold (with 4 s between
+  // them a 3 s grace fails the test). The daemon's own 30 s, so that no test
+  // here races it; none waits for the grace to end.
+  UiTest() : DaemonFixture("ui", {"--debug-grace-s", "30"}) {}
   void TearDown() override {
     program_.kill();
     DaemonFixture::TearDown();
