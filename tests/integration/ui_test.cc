@@ -95,6 +95,15 @@ class EventStream {
     std::lock_guard lock(mutex_);
     return ended_;
   }
+  // For a failure's message: the HTTP status, how many events came, and the
+  // last of them (its name and data).
+  std::string describe() {
+    std::lock_guard lock(mutex_);
+    std::string text = "stream status " + std::to_string(status_) + (ended_ ? ", ended" : "") + ", " +
+                       std::to_string(events_.size()) + " events";
+    if (!events_.empty()) text += "; the last: " + events_.back().name + " " + events_.back().data.dump();
+    return text;
+  }
 
  private:
   void parse(const std::string& frame) {
@@ -382,7 +391,7 @@ TEST_F(UiTest, TheLiveGraphGrowsAndBreakThenStepOneRunsExactlyOneTask) {
                (*status)["parked_workers"] == 2;
       },
       30s))
-      << "stream status " << graph.status();
+      << graph.describe() << "\nthe program's stderr:\n" << program_.err();
   EXPECT_EQ(graph.status(), 200);
 
   Json broke = command(*ui, session, R"({"action":"break"})");
