@@ -198,11 +198,12 @@ TEST_F(SessionRegistryTest, ASessionSaysWhichFunctionNamesItsGraphDidNotKeep) {
     ASSERT_TRUE(registry.append(*id, test::namesAndCreations(first, std::min(kPerBatch, names + 1 - first), 0)).ok());
   // The stream kept 65,536 names, and so does the graph: five more, named
   // in the task events themselves, are counted together.
+  const std::vector<std::string> others = {"g1", "g2", "g3", "g4", "g5"};  // GraphEvent views them
   std::vector<GraphEvent> more;
-  for (uint64_t task = 1; task <= 5; ++task) {
+  for (const std::string& name : others) {
     GraphEvent e;
-    e.task = 1000000 + task;
-    e.function = "g" + std::to_string(task);
+    e.task = 1000000 + more.size() + 1;
+    e.function = name;
     more.push_back(e);
   }
   ASSERT_TRUE(registry.append(*id, test::batchOf(more)).ok());
