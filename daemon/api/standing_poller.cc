@@ -12,8 +12,12 @@ StandingPoller::StandingPoller(grpc::ServerBuilder& builder)
 StandingPoller::~StandingPoller() {
   if (!queue_) return;
   queue_->Shutdown();
-  if (thread_.joinable()) thread_.join();
-  // What Next leaves behind after the shutdown, per gRPC's rule for a queue.
+  if (thread_.joinable()) {
+    thread_.join();  // it drained the queue
+    return;
+  }
+  // Never started (the server did not): drained here, as gRPC asks of a
+  // queue before it goes.
   void* tag = nullptr;
   bool ok = false;
   while (queue_->Next(&tag, &ok)) {

@@ -12,8 +12,8 @@ namespace nk {
 
 // One thread that polls a server's connections and never pauses.
 //
-// A server with both synchronous and callback methods (each of the daemon's)
-// gets completion queues for its synchronous calls that do not poll: gRPC
+// A server with both synchronous and callback methods (the daemon's Unix
+// socket server) gets completion queues for its synchronous calls that do not poll: gRPC
 // 1.51 leaves polling to the callback queue's "nexting" threads, which wait
 // for a callback event at most a second and then sleep 100 ms. With no
 // stream open they time out together, and for those 100 ms nothing reads
