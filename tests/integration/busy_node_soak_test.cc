@@ -65,8 +65,6 @@ int countFromEnv(const char* name, int fallback) {
   return std::max(0, std::atoi(value.c_str()));
 }
 
-std::string nodeName(int i) { return "n" + std::to_string(i); }
-
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

@@ -44,8 +44,6 @@ constexpr const char* kTokenKey = "x-nodekeeper-peer-token";
 // The probe line of a node_down fault: its daemon does not answer.
 constexpr const char* kDown = "response probe: 0 of 3 attempts answered";
 
-std::string nodeName(int i) { return "n" + std::to_string(i); }
-
 class FaultTreeTest : public ::testing::Test {
  protected:
   void SetUp() override {

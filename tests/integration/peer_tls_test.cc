@@ -50,8 +50,6 @@ namespace {
 constexpr const char* kJob = "tlsjob";
 constexpr const char* kDown = "response probe: 0 of 3 attempts answered";
 
-std::string nodeName(int i) { return "n" + std::to_string(i); }
-
 class PeerTlsTest : public ::testing::Test {
  protected:
   void SetUp() override {

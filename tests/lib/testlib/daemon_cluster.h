@@ -10,6 +10,9 @@
 
 namespace nk::test {
 
+// "n<i>": the name of a cluster's i-th node.
+inline std::string nodeName(int i) { return "n" + std::to_string(i); }
+
 // Daemons n1..n<count> as the nodes of one cluster, each on a loopback
 // address of its own, 127.0.0.<base+i> with `base` one of 20, 30, .., 200
 // drawn at random, so that test runs side by side rarely meet; a port that
@@ -49,8 +52,6 @@ class DaemonCluster {
   // Every node's log, each under a line naming it.
   std::string logs() const;
 
-  // "n<i>".
-  static std::string nodeName(int i) { return "n" + std::to_string(i); }
   // A peer token at `path`: 44 random base64 characters, mode 0600. Returns
   // the token.
   static std::string writePeerToken(const std::filesystem::path& path);
