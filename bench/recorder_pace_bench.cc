@@ -2,6 +2,8 @@
 // UTS-shaped tree (bench/uts_program.cc) without the tool, with lossless and
 // with lossy task events into a live nodekeeperd; with NK_NULL_TASK_TOOL the
 // tool that takes the same callbacks and does nothing (libomp's own cost),
+// with NK_CLOCK_TASK_TOOL one that only reads the clock where each event
+// takes its time (the floor under any tracer that times every event),
 // with NK_LTTNG_TOOL the same events as LTTng-UST tracepoints, discarding and
 // blocking (the yardstick: what a tracer built for this costs on the same
 // program; its bytes per task are the trace's). Per set-up: wall time and
@@ -54,6 +56,11 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// The set-ups without a daemon's session: no recording to look at.
+bool recordsNothing(const std::string& setup) {
+  return setup == "no tool" || setup == "null tool" || setup == "clock only";
+}
 
 long statusKiB(pid_t pid, const std::string& field) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -211,6 +218,13 @@ int main(int argc, char** argv) {
   // task tool, so the ratio above it is what nodekeeper itself adds.
   if (const std::string null_tool = nk::test::envOr("NK_NULL_TASK_TOOL"); !null_tool.empty())
     setups.insert(setups.begin() + 1, Setup{"null tool", {omp, "OMP_TOOL_LIBRARIES=" + null_tool}, std::nullopt});
+  // The clock alone, read where libnodekeeper takes each event's time: the
+  // least any tracer that times every event pays, before it records a byte.
+  if (const std::string clock_tool = nk::test::envOr("NK_CLOCK_TASK_TOOL"); !clock_tool.empty()) {
+    const auto null_row = std::find_if(setups.begin(), setups.end(), [](const Setup& s) { return s.name == "null tool"; });
+    setups.insert(null_row == setups.end() ? setups.begin() + 1 : null_row + 1,
+                  Setup{"clock only", {omp, "OMP_TOOL_LIBRARIES=" + clock_tool}, std::nullopt});
+  }
   // The yardstick: the same events as LTTng-UST tracepoints into a session
   // of the bench's own lttng-sessiond (discard mode, LTTng's default
   // channel; and blocking, which waits for room as lossless does).
@@ -279,7 +293,7 @@ int main(int argc, char** argv) {
         f.lttng_lost.push_back(static_cast<double>(traced->discarded));
         f.lttng_bytes_per_task.push_back(static_cast<double>(traced->trace_bytes) / static_cast<double>(nodes));
       }
-      if (setup.name == "no tool" || setup.name == "null tool" || traced) continue;
+      if (recordsNothing(setup.name) || traced) continue;
       // While the program ran (its graph may still be building behind).
       f.daemon_cpu_run.push_back(cpuSeconds(daemon.pid()) - cpu_before);
       f.daemon_peak_kib = std::max(f.daemon_peak_kib, statusKiB(daemon.pid(), "VmHWM:"));
@@ -328,7 +342,7 @@ int main(int argc, char** argv) {
   for (const Setup& setup : setups) {
     const Figures& f = figures[setup.name];
     const double s = median(f.seconds);
-    if (setup.name == "no tool" || setup.name == "null tool") {
+    if (recordsNothing(setup.name)) {
       std::printf("%-10s %9.2f %7.2f %7.2f %13s %12s %12s %11s %11s %14s %17s\n", setup.name.c_str(), s, s / base, paired(f), "-", "-", "-",
                   "-", "-", "-", "-");
       continue;

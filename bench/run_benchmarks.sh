@@ -46,7 +46,8 @@ if [[ -x "$build/bench/recorder_pace_bench" && -x "$build/bench/uts_program" ]];
   echo
   # NK_RECORDER_DEPTH=44 for the 30 M-task figures (minutes).
   NK_CLIENT_LIB="$build/client-lib/libnodekeeper.so" NK_UTS_PROGRAM="$build/bench/uts_program" \
-    NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" NK_LTTNG_TOOL="$build/bench/libompt_lttng_tool.so" NK_CLI="$build/cli/nodekeeper" "$build/bench/recorder_pace_bench" --depth "${NK_RECORDER_DEPTH:-36}"
+    NK_NULL_TASK_TOOL="$build/bench/libompt_null_task_tool.so" NK_CLOCK_TASK_TOOL="$build/bench/libompt_clock_task_tool.so" \
+    NK_LTTNG_TOOL="$build/bench/libompt_lttng_tool.so" NK_CLI="$build/cli/nodekeeper" "$build/bench/recorder_pace_bench" --depth "${NK_RECORDER_DEPTH:-36}"
 fi
 if [[ -x "$build/bench/debug_bench" && -x "$build/bench/task_events_program" ]]; then
   echo
