@@ -63,22 +63,22 @@ void readPair(uint64_t* tick, uint64_t* ns) {
 // The fit's error at any moment is about the skew of one pair of readings
 // (tens of ns), however short the baseline: an event converted early is
 // also close to the baseline's start.
-EventClock::Converter::Converter() { readPair(&tick0_, &ns0_); }
+EventClock::Converter::Converter() { readPair(&fit_.tick0, &fit_.ns0); }
 
 void EventClock::Converter::calibrate() {
   if (!use_tsc_) return;
   uint64_t tick = 0, ns = 0;
   readPair(&tick, &ns);
-  if (tick < tick0_) {
-    tick0_ = tick;
-    ns0_ = ns;
+  if (tick < fit_.tick0) {
+    fit_.tick0 = tick;
+    fit_.ns0 = ns;
     return;
   }
-  if (tick > tick0_ + 1000 && ns > ns0_) {
-    const double ns_per_tick = static_cast<double>(ns - ns0_) / static_cast<double>(tick - tick0_);
+  if (tick > fit_.tick0 + 1000 && ns > fit_.ns0) {
+    const double ns_per_tick = static_cast<double>(ns - fit_.ns0) / static_cast<double>(tick - fit_.tick0);
     // Under 2^15 ns a tick (a counter slower than 31 kHz is no time stamp
     // counter), so with 48 bits of fraction it fits llround's 63.
-    ns_per_tick_fixed_ = static_cast<uint64_t>(std::llround(std::ldexp(ns_per_tick, kFractionBits)));
+    fit_.ns_per_tick_fixed = static_cast<uint64_t>(std::llround(std::ldexp(ns_per_tick, kFractionBits)));
   }
 }
 

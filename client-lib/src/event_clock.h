@@ -13,8 +13,9 @@ namespace nk::client {
 // The task events' timestamps. On the event path it reads the CPU's time
 // stamp counter when that counter is a clock (about 11 ns against 26 ns for
 // clock_gettime idle, and 40 to 90 ns under load where the vDSO's pvclock
-// retries), and the shipper turns ticks into CLOCK_MONOTONIC nanoseconds
-// with a fit it refreshes as it goes. Elsewhere ticks are nanoseconds.
+// retries), turned into CLOCK_MONOTONIC nanoseconds as each event is
+// recorded, with a fit the shipper refreshes as it goes
+// (PublishedClockFit). Elsewhere ticks are nanoseconds.
 //
 // The counter is a clock when the kernel keeps time with it (clocksource
 // "tsc"), or when the CPU says it is invariant (constant_tsc: one rate
@@ -25,8 +26,8 @@ namespace nk::client {
 // 2-core VM here, a cache-line ping-pong between the two never saw the
 // counter go backwards: each side read a later value than the other wrote,
 // 80 ns of transfer apart). What is left is covered where it matters: the
-// shipper keeps each thread's events in order (a thread that migrates
-// never goes back in time, see TaskShipper), and the graph takes a task's
+// capture keeps each thread's events in order (a thread that migrates
+// never goes back in time, see TaskCapture::push), and the graph takes a task's
 // start on one thread before its creation on another (TaskRunTracker).
 class EventClock {
  public:
@@ -53,6 +54,23 @@ class EventClock {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
   }
 
+  // A line from ticks to nanoseconds: relative to a first reading, in fixed
+  // point. Every event is converted on its app thread as it is recorded,
+  // and an integer multiply is a third of the latency of a double's
+  // conversions and multiply. 48 bits of fraction keep the double's
+  // precision (32 drifted by about 2 us an hour on a 2.4 GHz counter); the
+  // product of any run's ticks fits in 128 bits.
+  static constexpr int kFractionBits = 48;
+  struct Fit {
+    uint64_t tick0 = 0, ns0 = 0;
+    uint64_t ns_per_tick_fixed = uint64_t{1} << kFractionBits;  // nanoseconds a tick, times 2^48
+  };
+  static uint64_t toNs(const Fit& fit, uint64_t ticks) {
+    if (!use_tsc_) return ticks;
+    const auto delta = static_cast<__int128>(static_cast<int64_t>(ticks - fit.tick0));
+    return fit.ns0 + static_cast<uint64_t>(static_cast<int64_t>((delta * fit.ns_per_tick_fixed) >> kFractionBits));
+  }
+
   // Ticks to nanoseconds, for one thread (the shipper's): calibrate()
   // refits the line from the first pair of readings to the newest. A
   // counter that went back against the clock (a VM restored from a
@@ -60,22 +78,14 @@ class EventClock {
   class Converter {
    public:
     Converter();
+    // Refined from `start` on.
+    explicit Converter(const Fit& start) : fit_(start) {}
     void calibrate();
-    uint64_t toNs(uint64_t ticks) const {
-      if (!use_tsc_) return ticks;
-      // Relative to the first reading, in fixed point: the shipper converts
-      // tens of millions a second, and an integer multiply is a third of the
-      // latency of a double's conversions and multiply. 48 bits of fraction
-      // keep the double's precision (32 drifted by about 2 us an hour on a
-      // 2.4 GHz counter); the product of any run's ticks fits in 128 bits.
-      const auto delta = static_cast<__int128>(static_cast<int64_t>(ticks - tick0_));
-      return ns0_ + static_cast<uint64_t>(static_cast<int64_t>((delta * ns_per_tick_fixed_) >> kFractionBits));
-    }
+    const Fit& fit() const { return fit_; }
+    uint64_t toNs(uint64_t ticks) const { return EventClock::toNs(fit_, ticks); }
 
    private:
-    static constexpr int kFractionBits = 48;
-    uint64_t tick0_ = 0, ns0_ = 0;
-    uint64_t ns_per_tick_fixed_ = uint64_t{1} << kFractionBits;  // nanoseconds a tick, times 2^48
+    Fit fit_;
   };
 
  private:

@@ -16,8 +16,9 @@ namespace nk::client {
 // events, each cut to `name_bytes`. At the default limit (4 MiB) these are
 // the sizes the shipper has always used.
 struct ShipmentSizes {
-  // A ring's events taken into one part at the most: kDrainChunk's 16384
-  // records of CompactEventWriter's largest (51 bytes) are 836 KiB.
+  // A ring's events taken in one go at the most (in as many parts as the
+  // ring's blocks they span): 16384 records of CompactEventWriter's largest
+  // (51 bytes) are 836 KiB.
   static constexpr size_t kPartEvents = 16384;
   // About 60,000 events of a UTS-shaped program: on a busy node each
   // message costs a wake-up or two on both sides.

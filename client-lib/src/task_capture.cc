@@ -1,5 +1,8 @@
 #include "task_capture.h"
 
+#include <thread>
+#include <utility>
+
 namespace nk::client {
 
 namespace {
@@ -9,13 +12,33 @@ EventRing::StallPolicy watching(EventRing::StallPolicy stall, const std::atomic<
   return stall;
 }
 
+// A line from a baseline of some milliseconds: one from a few microseconds
+// (the shipper's first pass) was off by a few tenths of a percent, and the
+// app's first events take their times from it.
+EventClock::Fit firstFit() {
+  EventClock::Converter converter;
+  if (EventClock::readsCounter()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    converter.calibrate();
+  }
+  return converter.fit();
+}
+
 }  // namespace
 
 TaskCapture::TaskCapture(size_t ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall)
     : TaskCapture([ring_capacity](size_t) { return ring_capacity; }, mode, std::move(stall)) {}
 
 TaskCapture::TaskCapture(RingSizing ring_capacity, EventRing::Mode mode, EventRing::StallPolicy stall)
-    : capacity_(std::move(ring_capacity)), mode_(mode), stall_(watching(std::move(stall), &deliveries_)) {}
+    : capacity_(std::move(ring_capacity)),
+      mode_(mode),
+      stall_(watching(std::move(stall), &deliveries_)),
+      clock_fit_(firstFit()) {}
+
+std::vector<uint64_t> TaskCapture::takeToldFunctions() {
+  std::lock_guard lock(told_mutex_);
+  return std::exchange(told_functions_, {});
+}
 
 uint64_t TaskCapture::dropped() const {
   uint64_t total = 0;
@@ -80,12 +103,14 @@ bool TaskCapture::functionName(uint64_t id, std::string* name) const {
 
 uint64_t TaskCapture::created(ThreadEvents& t, uint64_t parent, uint64_t function, int32_t priority, uint64_t now_ns) {
   uint64_t id = newId(t, false);
+  tellFunction(t, function);
   push(t, TaskEventType::kCreated, now_ns, id, parent, function, static_cast<uint64_t>(static_cast<int64_t>(priority)));
   return id;
 }
 
 void TaskCapture::createdWithId(ThreadEvents& t, uint64_t task, uint64_t parent, uint64_t function, int32_t priority,
                                 uint64_t now_ns) {
+  tellFunction(t, function);
   push(t, TaskEventType::kCreated, now_ns, task, parent, function, static_cast<uint64_t>(static_cast<int64_t>(priority)));
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -13,7 +15,9 @@
 #include <vector>
 
 #include "dependence_tracker.h"
+#include "event_clock.h"
 #include "event_ring.h"
+#include "published_clock_fit.h"
 
 namespace nk::client {
 
@@ -44,7 +48,22 @@ class TaskCapture {
     // Events not captured while the daemon was away (see setCapturing);
     // written by this thread only, read by the shipper.
     std::atomic<uint64_t> uncaptured{0};
+    // This thread's last event's time: a refit of the clock must not send
+    // its events back in time (a task's start and end are on one thread).
+    uint64_t last_ns = 0;
+    // Its copy of the clock's fit (TaskCapture::clockFit), and which one.
+    EventClock::Fit fit;
+    uint64_t fit_version = ~uint64_t{0};
+    // The functions this thread told the shipper of lately, direct-mapped:
+    // a construct in a loop the compiler unrolled has a code address per
+    // copy (UTS: four, in turn).
+    std::array<uint64_t, 64> told_functions = [] {  // 2^6 entries: see tellFunction
+      std::array<uint64_t, 64> none;
+      none.fill(kNoFunction);
+      return none;
+    }();
   };
+  static constexpr uint64_t kNoFunction = ~uint64_t{0};  // no function key has bit 63
 
   // Every ring's stall policy watches this capture's delivery progress
   // (whatever `stall.progress` said).
@@ -74,6 +93,17 @@ class TaskCapture {
   static void uncaptured(ThreadEvents& t, uint64_t events) {
     t.uncaptured.store(t.uncaptured.load(std::memory_order_relaxed) + events, std::memory_order_relaxed);
   }
+  // Ticks to nanoseconds as the events are recorded: the shipper refits the
+  // line as it goes (EventClock::Converter) and publishes it here. Until
+  // then, a fit over the first two milliseconds (the constructor waits for
+  // them when the clock is the counter).
+  const PublishedClockFit& clockFit() const { return clock_fit_; }
+  PublishedClockFit& clockFit() { return clock_fit_; }
+  // The function keys (kCreated's `b`) threads have recorded since the last
+  // call, some more than once: the shipper names each to the daemon before
+  // the events that use it. Taken after the events they name.
+  std::vector<uint64_t> takeToldFunctions();
+
   // Over every thread so far: events not captured (capturing() off).
   uint64_t uncaptured() const;
   // Over every ring so far: events dropped, and spells of no progress.
@@ -147,12 +177,30 @@ class TaskCapture {
     }
     t.trackers.erase(parent);
   }
-  void push(ThreadEvents& t, TaskEventType type, uint64_t now_ns, uint64_t task, uint64_t a = 0, uint64_t b = 0,
-            uint64_t c = 0) {
-    if (capturing()) [[likely]]
-      t.ring.push(type, now_ns, task, a, b, c);  // lossy mode counts what does not fit
-    else
+  // `now`: EventClock ticks.
+  [[gnu::always_inline]] void push(ThreadEvents& t, TaskEventType type, uint64_t now, uint64_t task, uint64_t a = 0,
+                                   uint64_t b = 0, uint64_t c = 0) {
+    if (capturing()) [[likely]] {
+      if (clock_fit_.version() != t.fit_version) [[unlikely]]
+        t.fit = clock_fit_.read(&t.fit_version);
+      const uint64_t ns = std::max(EventClock::toNs(t.fit, now), t.last_ns);
+      t.last_ns = ns;
+      t.ring.push(type, ns, task, a, b, c);  // lossy mode counts what does not fit
+    } else {
       uncaptured(t, 1);
+    }
+  }
+  // Before the creation that names `function` is pushed: the shipper takes
+  // the told keys after the events.
+  void tellFunction(ThreadEvents& t, uint64_t function) {
+    // Fibonacci hashing: code addresses a page apart (UTS's constructs, and
+    // 0x1000 and 0x2000 in the test) took one entry by their low bits.
+    uint64_t& told = t.told_functions[(function * 0x9e3779b97f4a7c15ull) >> 58];
+    if (told == function) [[likely]]
+      return;
+    told = function;
+    std::lock_guard lock(told_mutex_);
+    told_functions_.push_back(function);
   }
 
   const RingSizing capacity_;
@@ -170,6 +218,11 @@ class TaskCapture {
   // Registration is rare and the shipper looks names up once per task, so
   // one lock; the app's event path never takes it.
   mutable std::mutex functions_mutex_;
+  PublishedClockFit clock_fit_;
+  // Keys told by the threads, for the shipper; a thread takes the lock only
+  // when a key misses its own small table.
+  std::mutex told_mutex_;
+  std::vector<uint64_t> told_functions_;
   std::unordered_map<uint64_t, std::string> function_names_;
   std::unordered_map<std::string, uint64_t> function_ids_;
   uint64_t next_function_ = 0;

@@ -24,7 +24,6 @@
 #include "connection_notifier.h"
 #include "shipment_sizes.h"
 #include "nodekeeper/v1/tasks.grpc.pb.h"
-#include "wire/compact_event_writer.h"
 #include "wire/compact_events.h"
 #include "wire/publish_limits.h"
 
@@ -40,7 +39,7 @@ constexpr auto kRetry = std::chrono::seconds(1);
 // limits; one from before the limits names none, and gets the defaults.
 constexpr auto kLimitsPatience = std::chrono::seconds(2);
 constexpr size_t kDrainChunk = ShipmentSizes::kPartEvents;
-static_assert(kDrainChunk <= wire::CompactEvents::kMaxRecordsPerPart, "a chunk is one compact part");
+static_assert(EventRing::kMaxBlockRecords <= wire::CompactEvents::kMaxRecordsPerPart, "a block is one compact part");
 // A ring's chunks taken in one pass at the most, so that every ring is
 // looked at in turn however fast one fills.
 constexpr size_t kChunksPerPass = 4;
@@ -80,9 +79,12 @@ struct TaskShipper::Link {
 };
 
 TaskShipper::TaskShipper(TaskCapture& capture, TaskGate& gate, std::string socket_path, bool debug)
-    : capture_(capture), gate_(gate), socket_path_(std::move(socket_path)), debug_(debug), link_(std::make_unique<Link>()) {
-  named_recently_.fill(kNoKey);
-}
+    : capture_(capture),
+      gate_(gate),
+      socket_path_(std::move(socket_path)),
+      debug_(debug),
+      link_(std::make_unique<Link>()),
+      clock_(capture.clockFit().read()) {}
 
 TaskShipper::~TaskShipper() { stop(std::chrono::milliseconds(500)); }
 
@@ -346,7 +348,7 @@ void TaskShipper::run() {
   while (true) {
     bool stopping = stopping_;
     lock.unlock();
-    bool more = shipOnce();
+    bool more = shipOnce(stopping);
     lock.lock();
     if (stopping && !more) {
       timespec cpu{};
@@ -363,7 +365,7 @@ void TaskShipper::run() {
 
 // Empties the rings once; true when a ring had more than one chunk or was
 // half full (go again at once).
-bool TaskShipper::shipOnce() {
+bool TaskShipper::shipOnce(bool stopping) {
   Link& link = *link_;
   auto now = std::chrono::steady_clock::now();
   // Once a retry period, from the last look (not from the last pass: that
@@ -422,6 +424,13 @@ bool TaskShipper::shipOnce() {
   // when it takes its creation.
   auto flush = [&] {
     if (batched == 0) return;
+    // After the events: every key they name was told before them.
+    for (uint64_t key : capture_.takeToldFunctions())
+      if (told_set_.insert(key).second) told_.push_back(key);
+    // The keys the stream has not been told: those after the last batch's,
+    // or all of them on a new stream.
+    new_functions_.assign(told_.begin() + static_cast<ptrdiff_t>(std::min(named_, told_.size())), told_.end());
+    named_ = told_.size();
     v1::TaskEventBatch& names = link.names;
     names.Clear();
     size_t room = sizes.name_room + (sizes.message_cap - std::min(batched_bytes, sizes.message_cap));
@@ -455,13 +464,13 @@ bool TaskShipper::shipOnce() {
   };
   bool more = false;
   clock_.calibrate();
+  capture_.clockFit().publish(clock_.fit());
+  // A block the app's thread is still filling goes once it is some
+  // milliseconds old (at the app's full pace blocks go whole); at the end,
+  // or while a debugger watches, at once.
+  const auto open = stopping || gate_.active() ? EventRing::OpenBlock::kTake : EventRing::OpenBlock::kTakeWhenOld;
   const auto threads = capture_.threads();
   for (const auto& thread : threads) {
-    // The tick-to-ns fit is refined as the run goes on, so two events a few
-    // ns apart converted by two fits could come out in reverse: a thread's
-    // events are kept in order (a task's start and end are on one thread).
-    if (thread->slot >= last_ns_.size()) last_ns_.resize(thread->slot + 1, 0);
-    uint64_t& last_ns = last_ns_[thread->slot];
     size_t n = 0;
     size_t take = kDrainChunk;
     for (size_t chunk = 0; chunk < kChunksPerPass; ++chunk) {
@@ -469,47 +478,32 @@ bool TaskShipper::shipOnce() {
       if (!link.stream) {
         // Taken before capture stopped, or since the stream broke: emptied
         // without a look, so that no producer waits for room.
-        n = thread->ring.consume(kDrainChunk, [](auto, auto) {});
+        n = thread->ring.discard();
         if (n != 0) lose(n);
+        take = n + 1;  // all of it: no second chunk
       } else {
-        // A part that could take the message past the daemon's limit goes
-        // in the next one.
-        if (batched_bytes + ShipmentSizes::worstPartBytes(take) > sizes.message_cap) flush();
-        // Converted and encoded where they lie in the ring, in one pass that
-        // leaves the slots as they are; they are free again once this
-        // returns, before anything slow (naming a function the first time
-        // reads its binary's symbols; the send may wait on the daemon).
-        n = thread->ring.consume(take, [&](std::span<TaskEventRecord> first, std::span<TaskEventRecord> second) {
+        // What could take the message past the daemon's limit goes in the
+        // next one: `take` events in as many parts as blocks they span.
+        const size_t worst = ShipmentSizes::worstPartBytes(take) +
+                             ShipmentSizes::kPartFraming * (take / thread->ring.blockRecords() + 1);
+        if (batched_bytes + worst > sizes.message_cap) flush();
+        // The parts are the ring's bytes as they lie (or a block's rest,
+        // encoded afresh); their blocks are free again once this returns,
+        // before anything slow (naming a function the first time reads its
+        // binary's symbols; the send may wait on the daemon).
+        const bool split = link.daemon_reads_split.load(std::memory_order_relaxed);
+        n = thread->ring.consume(take, open, [&](const EventRing::Part& part) {
           v1::PackedEvents* packed = batch.add_packed();
           packed->set_thread(thread->slot);
-          std::string& headers = *packed->mutable_compact_headers();
-          std::string& values = *packed->mutable_compact_values();
-          // Compact: a fifth of the records' bytes or less to copy through
-          // the socket, and for the daemon to record; split, for the daemon
-          // to check in two scans.
-          const size_t records = first.size() + second.size();
-          headers.reserve(records);
-          values.reserve(records * (wire::CompactEvents::kTypicalRecordBytes - 1));
-          {
-            wire::CompactEventWriter writer(headers, values);
-            for (std::span<TaskEventRecord> piece : {first, second}) {
-              for (const TaskEventRecord& r : piece) {
-                last_ns = std::max(clock_.toNs(r.timestamp_ns), last_ns);
-                writer.add(r, last_ns);
-                if (r.type != TaskEventType::kCreated) continue;
-                uint64_t& recent = named_recently_[(r.b ^ (r.b >> 6)) % named_recently_.size()];
-                if (recent == r.b) continue;
-                recent = r.b;
-                if (named_.insert(r.b).second) new_functions_.push_back(r.b);
-              }
-            }
-          }
-          batched_bytes += headers.size() + values.size();
-          if (!link.daemon_reads_split.load(std::memory_order_relaxed)) {
+          const std::string_view headers(reinterpret_cast<const char*>(part.headers.data()), part.headers.size());
+          const std::string_view values(reinterpret_cast<const char*>(part.values.data()), part.values.size());
+          batched_bytes += headers.size() + values.size() + ShipmentSizes::kPartFraming;
+          if (split) {
+            packed->set_compact_headers(headers.data(), headers.size());
+            packed->set_compact_values(values.data(), values.size());
+          } else {
             (void)wire::CompactEvents::interleave(wire::CompactEvents::Split::of(headers, values),
-                                                  *packed->mutable_compact());  // whole: just written
-            packed->clear_compact_headers();
-            packed->clear_compact_values();
+                                                  *packed->mutable_compact());  // the ring's own: it adds up
           }
         });
         batched += n;
@@ -565,8 +559,7 @@ void TaskShipper::send(const v1::TaskEventBatch& batch, uint64_t events, std::ch
 
 void TaskShipper::lose(uint64_t events) {
   // A new stream is a new session, which must be told the names again.
-  named_.clear();
-  named_recently_.fill(kNoKey);
+  named_ = 0;
   lost_ += events;
   // Given up at exit, the daemon is there but stuck: the exit line says so.
   if (!said_lost_ && !gave_up_.load()) {

@@ -64,7 +64,8 @@ class TaskShipper {
 
  private:
   void run();
-  bool shipOnce();
+  // `stopping`: everything recorded so far goes, open blocks included.
+  bool shipOnce(bool stopping);
   std::chrono::milliseconds patience(std::chrono::milliseconds grace) const;
   void send(const nodekeeper::v1::TaskEventBatch& batch, uint64_t events, std::chrono::steady_clock::time_point now);
   // `events` will never reach a daemon; the first loss is said once.
@@ -91,15 +92,15 @@ class TaskShipper {
   // Task names from the program's symbols and DWARF; its own lock (the
   // gate may ask from any thread, see describeFunction).
   mutable CodeSymbolizer symbolizer_;
-  std::unordered_set<uint64_t> named_;  // function keys the stream has been told
-  // In front of named_, direct-mapped: a construct in a loop the compiler
-  // unrolled has a code address per copy (UTS: four, in turn), so "the same
-  // as the last one" missed on every task and each paid a hash lookup.
-  static constexpr uint64_t kNoKey = ~uint64_t{0};  // no function key has bit 63
-  std::array<uint64_t, 64> named_recently_;
-  std::vector<uint64_t> new_functions_;  // first seen in the batch being made
+  // Every key the threads have told (TaskCapture::takeToldFunctions), in
+  // order, each once; the stream has been told the first `named_` (a new
+  // stream is a new session, told them all again).
+  std::vector<uint64_t> told_;
+  std::unordered_set<uint64_t> told_set_;
+  size_t named_ = 0;
+  std::vector<uint64_t> new_functions_;  // to name with the batch being made
+  // Refits the app threads' tick-to-ns line (TaskCapture::clockFit).
   EventClock::Converter clock_;
-  std::vector<uint64_t> last_ns_;  // per thread slot: its last event's time
   uint64_t shipped_ = 0, lost_ = 0;
   // Paced for the rate the stream's daemon named (0: none), from its first send.
   MessagePacer pacer_;

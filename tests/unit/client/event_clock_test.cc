@@ -1,6 +1,10 @@
 #include "event_clock.h"
+#include "published_clock_fit.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
 
 #include <cstdint>
 #include <cstdlib>
@@ -65,6 +69,34 @@ TEST(EventClock, ConvertedTicksAreMonotonicNanoseconds) {
     EXPECT_GE(ns + 1000, last) << round;
     last = ns;
   }
+}
+
+// The app's threads read the shipper's fit while it publishes a new one:
+// every fit read is one that was published whole, never fields of two.
+TEST(PublishedClockFit, ReadersSeeOnlyWholeFits) {
+  PublishedClockFit published(EventClock::Fit{1, 1, 1});
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (uint64_t i = 2; i < 200000; ++i) published.publish(EventClock::Fit{i, i, i});
+    done = true;
+  });
+  uint64_t torn = 0, reads = 0, last = 0, backwards = 0;
+  while (!done.load()) {
+    uint64_t version = 0;
+    const EventClock::Fit fit = published.read(&version);
+    torn += fit.tick0 != fit.ns0 || fit.ns0 != fit.ns_per_tick_fixed;
+    backwards += fit.tick0 < last;
+    last = fit.tick0;
+    ++reads;
+  }
+  writer.join();
+  EXPECT_EQ(torn, 0u) << "of " << reads << " reads";
+  EXPECT_EQ(backwards, 0u);
+  uint64_t version = 0;
+  EXPECT_EQ(published.read(&version).tick0, 199999u);
+  EXPECT_EQ(version, published.version());
+  published.publish(EventClock::Fit{7, 7, 7});
+  EXPECT_NE(version, published.version()) << "a thread's copy would not be renewed";
 }
 
 }  // namespace

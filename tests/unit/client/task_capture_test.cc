@@ -164,6 +164,41 @@ TEST(TaskCapture, DeliveriesKeepLosslessRingsWaiting) {
   g_delivering = nullptr;
 }
 
+// The shipper names a creation's function before the daemon takes the
+// creation: each thread tells it of a function before the creation's event,
+// once while the function stays in its small table of recent ones; every
+// thread for itself.
+TEST(TaskCapture, AThreadTellsTheFunctionsOfItsCreationsOnce) {
+  TaskCapture capture(1024, EventRing::Mode::kLossless);
+  auto t = capture.attachThread();
+  auto other = capture.attachThread();
+  EXPECT_TRUE(capture.takeToldFunctions().empty());
+  for (uint64_t function : {0x1000, 0x2000, 0x1000, 0x2000, 0x1000}) capture.created(*t, 0, function, 0, 1);
+  EXPECT_EQ(capture.takeToldFunctions(), (std::vector<uint64_t>{0x1000, 0x2000}));
+  capture.created(*t, 0, 0x1000, 0, 2);
+  capture.createdWithId(*t, 77, 0, 0x2000, 0, 3);
+  EXPECT_TRUE(capture.takeToldFunctions().empty());
+  capture.created(*other, 0, 0x1000, 0, 4);
+  capture.createdWithId(*t, 78, 0, 0x3000, 0, 5);
+  EXPECT_EQ(capture.takeToldFunctions(), (std::vector<uint64_t>{0x1000, 0x3000}));
+  EXPECT_EQ(drainAll(*t).size(), 8u);
+}
+
+// Each thread's events keep their order in time: a refit of the clock (or
+// here, a caller's earlier reading) never sends one before the last.
+TEST(TaskCapture, AThreadsEventsNeverGoBackInTime) {
+  TaskCapture capture(64, EventRing::Mode::kLossless);
+  auto t = capture.attachThread();
+  capture.queued(*t, 1, 500);
+  capture.queued(*t, 2, 400);
+  capture.queued(*t, 3, 600);
+  const auto records = drainAll(*t);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].timestamp_ns, 500u);
+  EXPECT_EQ(records[1].timestamp_ns, 500u);
+  EXPECT_EQ(records[2].timestamp_ns, 600u);
+}
+
 // Names registered by the C API: one id per name, never one a code
 // address could be, found again by the shipper.
 TEST(TaskCapture, RegisteredFunctionsHaveMarkedIdsAndNames) {
