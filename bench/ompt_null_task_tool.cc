@@ -7,6 +7,8 @@
 
 #include <omp-tools.h>
 
+#include "ompt_task_tool.h"
+
 namespace {
 
 void onImplicitTask(ompt_scope_endpoint_t, ompt_data_t*, ompt_data_t* task, unsigned int, unsigned int, int) {
@@ -17,23 +19,9 @@ void onDependences(ompt_data_t*, const ompt_dependence_t*, int) {}
 void onTaskSchedule(ompt_data_t*, ompt_task_status_t, ompt_data_t*) {}
 void onSyncRegion(ompt_sync_region_t, ompt_scope_endpoint_t, ompt_data_t*, ompt_data_t*, const void*) {}
 
-int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
-  auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
-  if (!set_callback) return 0;
-  set_callback(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&onImplicitTask));
-  set_callback(ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(&onTaskCreate));
-  set_callback(ompt_callback_dependences, reinterpret_cast<ompt_callback_t>(&onDependences));
-  set_callback(ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(&onTaskSchedule));
-  set_callback(ompt_callback_sync_region, reinterpret_cast<ompt_callback_t>(&onSyncRegion));
-  return 1;
-}
-
-void finalize(ompt_data_t*) {}
+constexpr nk::bench::TaskCallbacks kCallbacks{&onImplicitTask, &onTaskCreate, &onDependences, &onTaskSchedule,
+                                           &onSyncRegion};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t* ompt_start_tool(unsigned int,
-                                                                                             const char*) {
-  static ompt_start_tool_result_t result = {&initialize, &finalize, {0}};
-  return &result;
-}
+NK_BENCH_TASK_TOOL(kCallbacks)
