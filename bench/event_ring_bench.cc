@@ -2,7 +2,8 @@
 //
 //   event_ring_bench
 //
-// Side by side in one run, 10 million 48-byte TaskEventRecords each:
+// Side by side in one run, 10 million TaskEventRecords each (the ring
+// encodes them into its blocks; the baselines store the 48-byte records):
 //   - EventRing lossless, ring of 4096, a concurrent consumer draining it
 //   - EventRing lossy, same, drops counted
 //   - EventRing filled and drained by one thread (its cost without any

@@ -6,9 +6,11 @@
 //   3 plain stores             three 48-byte records into an array the size of
 //                              the default ring (64 Ki events)
 //   3 ring pushes, record copied / fields in place
-//                              EventRing alone: a record built on the stack and
-//                              copied in (TaskCapture before), or written field
-//                              by field into its slot (now)
+//                              EventRing alone, which encodes each event into
+//                              its open block: from a record built on the stack,
+//                              or from the fields (TaskCapture); the plain
+//                              stores above are what the ring did before it
+//                              encoded (its slots were 48-byte records)
 //   capture, no consumer       created + started + finished into the default
 //                              ring, emptied between timed stretches (no clock)
 //   capture + clock            the same with the three clock reads

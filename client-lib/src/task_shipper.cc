@@ -483,9 +483,10 @@ bool TaskShipper::shipOnce(bool stopping) {
         take = n + 1;  // all of it: no second chunk
       } else {
         // What could take the message past the daemon's limit goes in the
-        // next one: `take` events in as many parts as blocks they span.
+        // next one: `take` events in as many parts as blocks they span (the
+        // rest of one begun, whole ones, the start of another).
         const size_t worst = ShipmentSizes::worstPartBytes(take) +
-                             ShipmentSizes::kPartFraming * (take / thread->ring.blockRecords() + 1);
+                             ShipmentSizes::kPartFraming * (take / thread->ring.blockRecords() + 2);
         if (batched_bytes + worst > sizes.message_cap) flush();
         // The parts are the ring's bytes as they lie (or a block's rest,
         // encoded afresh); their blocks are free again once this returns,
