@@ -47,11 +47,6 @@ class PublishedClockFit {
   // reads it again only when this moved, one load an event.
   uint64_t version() const { return sequence_.load(std::memory_order_relaxed); }
 
-  uint64_t toNs(uint64_t ticks) const {
-    if (!EventClock::readsCounter()) return ticks;
-    return EventClock::toNs(read(), ticks);
-  }
-
  private:
   // A line of its own: every event reads it, the shipper writes it rarely.
   alignas(64) std::atomic<uint64_t> sequence_{0};
