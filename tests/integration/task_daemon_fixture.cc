@@ -18,9 +18,14 @@ void TaskDaemonFixture::SetUp() {
 
 std::vector<v1::Session> TaskDaemonFixture::sessions() {
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  // Long enough for a daemon on a node the tests keep busy (NK_TEST_HOST_LOAD)
+  // while it builds a graph: a 5 s deadline failed a poll that would have
+  // gone on, under four times the host's CPUs busy. A daemon that hangs
+  // still fails the call.
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   v1::SessionList list;
-  EXPECT_TRUE(tasks_->ListSessions(&context, v1::ListSessionsRequest(), &list).ok());
+  const grpc::Status status = tasks_->ListSessions(&context, v1::ListSessionsRequest(), &list);
+  EXPECT_TRUE(status.ok()) << status.error_message();
   return {list.sessions().begin(), list.sessions().end()};
 }
 
