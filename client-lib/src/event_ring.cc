@@ -56,9 +56,6 @@ inline void cpuRelax() {
 #endif
 }
 
-constexpr uint64_t kFillBlockMask = 0xffffffffull;
-constexpr uint64_t kFillValueMask = (uint64_t{1} << 18) - 1;
-
 }  // namespace
 
 EventRing::EventRing(size_t capacity, Mode mode, StallPolicy stall)
@@ -71,7 +68,6 @@ EventRing::EventRing(size_t capacity, Mode mode, StallPolicy stall)
       stall_(stall),
       storage_(std::make_unique_for_overwrite<uint8_t[]>(blocks_ * block_bytes_)),
       sealed_(std::make_unique<Sealed[]>(blocks_)) {
-  static_assert(kFillRecordsShift == 18, "kFillValueMask");
   // Touched now, page by page (volatile, so not folded into a calloc that
   // leaves the pages unmapped): otherwise the producer takes a page fault
   // every few hundred events the first time round, on the app's time.

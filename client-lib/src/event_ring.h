@@ -174,6 +174,8 @@ class EventRing {
   // fill_: the open block's index (low 32 bits) in the high half, then its
   // records, then its value bytes.
   static constexpr int kFillRecordsShift = 18;
+  static constexpr uint64_t kFillBlockMask = 0xffffffffull;  // and of the low half
+  static constexpr uint64_t kFillValueMask = (uint64_t{1} << kFillRecordsShift) - 1;
   static_assert(kMaxBlockRecords * kValueBytesPerRecord + kMaxRecordValueBytes < (size_t{1} << kFillRecordsShift));
   static_assert(kMaxBlockRecords < (size_t{1} << (32 - kFillRecordsShift)));
 
@@ -203,7 +205,7 @@ class EventRing {
   // Producer: `block` becomes the open one.
   void open(uint64_t block);
   static uint64_t takenMark(uint64_t block, size_t records) {
-    return ((block & 0xffffffffull) << 32) | records;
+    return ((block & kFillBlockMask) << 32) | records;
   }
   // Producer: seals the open block and opens the next, once there is room.
   bool nextBlock();

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -414,7 +415,6 @@ bool TaskShipper::shipOnce(bool stopping) {
 
   v1::TaskEventBatch& batch = link.batch;
   batch.Clear();
-  new_functions_.clear();
   uint64_t batched = 0;  // events in `batch`
   size_t batched_bytes = 0;
   const uint32_t daemon_limit = link.daemon_max_message_bytes.load(std::memory_order_relaxed);
@@ -429,13 +429,13 @@ bool TaskShipper::shipOnce(bool stopping) {
       if (told_set_.insert(key).second) told_.push_back(key);
     // The keys the stream has not been told: those after the last batch's,
     // or all of them on a new stream.
-    new_functions_.assign(told_.begin() + static_cast<ptrdiff_t>(std::min(named_, told_.size())), told_.end());
+    const std::span<const uint64_t> untold = std::span(told_).subspan(std::min(named_, told_.size()));
     named_ = told_.size();
     v1::TaskEventBatch& names = link.names;
     names.Clear();
     size_t room = sizes.name_room + (sizes.message_cap - std::min(batched_bytes, sizes.message_cap));
     size_t names_bytes = 0;
-    for (uint64_t key : new_functions_) {
+    for (uint64_t key : untold) {
       std::string name = functionName(key);
       sizes.fitName(name);
       const size_t bytes = ShipmentSizes::nameBytes(name);
@@ -458,7 +458,6 @@ bool TaskShipper::shipOnce(bool stopping) {
     if (names.functions_size() > 0) send(names, 0, now);
     send(batch, batched, now);
     batch.Clear();
-    new_functions_.clear();
     batched = 0;
     batched_bytes = 0;
   };

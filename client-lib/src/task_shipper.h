@@ -98,7 +98,6 @@ class TaskShipper {
   std::vector<uint64_t> told_;
   std::unordered_set<uint64_t> told_set_;
   size_t named_ = 0;
-  std::vector<uint64_t> new_functions_;  // to name with the batch being made
   // Refits the app threads' tick-to-ns line (TaskCapture::clockFit).
   EventClock::Converter clock_;
   uint64_t shipped_ = 0, lost_ = 0;
