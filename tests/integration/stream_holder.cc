@@ -17,6 +17,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -35,6 +37,8 @@ namespace {
 
 struct Tally {
   std::atomic<int> admitted{0}, refused{0}, other{0}, done{0};
+  // The status codes of the "other" streams, so that a failure says them.
+  std::array<std::atomic<int>, 17> other_codes{};
 };
 
 // One telemetry stream that reads its first message and then nothing more:
@@ -43,6 +47,10 @@ class UnreadStream final : public grpc::ClientReadReactor<v1::TelemetrySnapshot>
  public:
   UnreadStream(v1::NodeService::Stub& stub, uint32_t interval_ms, Tally& tally) : tally_(tally) {
     request_.set_interval_ms(interval_ms);
+    // A connection the daemon's listen queue could not take at once (a
+    // thousand open together on a busy host) waits and tries again, as a
+    // client would: it is no refusal (432 of 3,000 ended UNAVAILABLE so).
+    context_.set_wait_for_ready(true);
     stub.async()->StreamTelemetry(&context_, &request_, this);
     StartRead(&snapshot_);
     StartCall();
@@ -55,8 +63,10 @@ class UnreadStream final : public grpc::ClientReadReactor<v1::TelemetrySnapshot>
   void OnDone(const grpc::Status& status) override {
     if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED)
       ++tally_.refused;
-    else if (!answered_)
+    else if (!answered_) {
       ++tally_.other;
+      ++tally_.other_codes[std::min<size_t>(static_cast<size_t>(status.error_code()), tally_.other_codes.size() - 1)];
+    }
     ++tally_.done;
   }
  private:
@@ -89,8 +99,10 @@ int hold(const std::string& socket, int connections, int per_connection, uint32_
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
   while (tally.admitted + tally.refused + tally.other < total && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::cout << "settled admitted=" << tally.admitted << " refused=" << tally.refused << " other=" << tally.other
-            << std::endl;
+  std::cout << "settled admitted=" << tally.admitted << " refused=" << tally.refused << " other=" << tally.other;
+  for (size_t code = 0; code < tally.other_codes.size(); ++code)
+    if (tally.other_codes[code] > 0) std::cout << " other_code_" << code << "=" << tally.other_codes[code];
+  std::cout << std::endl;
   // Held until killed: the reactors must outlive their calls, so they are
   // never destroyed here.
   while (true) pause();
